@@ -1,0 +1,82 @@
+// The test command (npm test). Prepares one PostgreSQL for the whole run — the server at
+// DATABASE_URL when set, else an embedded one in a temporary directory — migrates a template
+// database once, then runs every *.test.ts file with node's test runner. Each test file clones
+// the template into a fresh database of its own (test/helpers/db.ts), so files run in parallel.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+
+const root = path.resolve(import.meta.dirname, '..');
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(full);
+    return entry.name.endsWith('.test.ts') ? [full] : [];
+  });
+}
+
+async function freePort(): Promise<number> {
+  const net = await import('node:net');
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+async function main(): Promise<number> {
+  const filters = process.argv.slice(2);
+  const files = [...testFiles(path.join(root, 'src')), ...testFiles(path.join(root, 'test'))]
+    .filter((f) => !filters.length || filters.some((needle) => f.includes(needle)))
+    .sort();
+  let embedded: EmbeddedDatabase | undefined;
+  let tmp: string | undefined;
+  let adminUrl = process.env.DATABASE_URL;
+  if (!adminUrl) {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-test-'));
+    chmodSync(tmp, 0o755);
+    embedded = await startEmbedded(tmp, await freePort());
+    adminUrl = embedded.url;
+  }
+  const template = `wl_template_${process.pid}`;
+  const templateUrl = new URL(adminUrl);
+  templateUrl.pathname = `/${template}`;
+  try {
+    await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${template}`));
+    await migrate(templateUrl.toString());
+    const env = { ...process.env, WAGERLINE_TEST_ADMIN_URL: adminUrl, WAGERLINE_TEST_TEMPLATE: template };
+    const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+    return await new Promise<number>((resolve) => {
+      const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
+      child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+    });
+  } finally {
+    await withAdmin(adminUrl, async (c) => {
+      const { rows } = await c.query<{ datname: string }>(
+        "SELECT datname FROM pg_database WHERE datname = $1 OR datname LIKE $2",
+        [template, `wl_test_${process.pid}_%`],
+      );
+      for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
+    }).catch(() => undefined);
+    await embedded?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+process.exitCode = await main();

@@ -1,0 +1,82 @@
+// buildApp(deps) assembles the HTTP service without listening: main.ts listens, tests call
+// app.inject() or listen on an ephemeral port. Dependencies come in as arguments.
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import formbody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Registry } from 'prom-client';
+import type { Config } from './config.ts';
+import type { Pool } from './db/pool.ts';
+import { registerAuthenticate } from './http/authenticate.ts';
+import { createRegistry, registerMetrics } from './http/metrics.ts';
+import { registerOpsRoutes } from './http/ops.http.ts';
+import { registerProblemHandlers } from './http/problem.ts';
+import { registerTokenRoute } from './modules/auth/token.http.ts';
+import type { TokenService } from './modules/auth/tokens.service.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Pool;
+  tokens: TokenService;
+  registry?: Registry;
+  clock?: () => Date;
+  /** pino options, or false for no logs (tests). */
+  logger?: boolean | Record<string, unknown>;
+}
+
+// Never log credentials: Fastify's request serializer leaves headers out, this is the backstop.
+export const REDACT = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  '*.client_secret',
+  '*.access_token',
+  '*.api_key',
+  '*.token',
+];
+
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config } = deps;
+  const app = Fastify({
+    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
+    bodyLimit: config.WAGERLINE_BODY_LIMIT_BYTES,
+    requestIdHeader: 'x-request-id',
+    genReqId: () => randomUUID(),
+    return503OnClosing: true,
+    ajv: { customOptions: { allErrors: true } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  registerProblemHandlers(app);
+  await app.register(helmet, { contentSecurityPolicy: false, global: true });
+  await app.register(formbody);
+  await app.register(rateLimit, { global: false });
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'wagerline',
+        version: '0.1.0',
+        description: 'Reporting upload (A), operator wallet integration (B) and back-office (C) for wagering operators.',
+      },
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /oauth/token' },
+        },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerMetrics(app, deps.registry ?? createRegistry());
+  registerAuthenticate(app, deps.tokens);
+  registerOpsRoutes(app, deps.db, deps.tokens);
+  registerTokenRoute(app, deps.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
+  return app;
+}

@@ -1,0 +1,32 @@
+// serve, migrate and keys rotate.
+import type { Command } from 'commander';
+import { startServer, stopOnSignals } from '../../main.ts';
+import { rotateSigningKey } from '../../modules/auth/signing-keys.ts';
+import { config, describeError, emit, fail, withRuntime } from '../run.ts';
+
+export function registerCoreCommands(program: Command): void {
+  program
+    .command('serve')
+    .description('Start the HTTP service (applies pending migrations first). Prints {"url": ...} when listening.')
+    .action(async () => {
+      try {
+        const server = await startServer(config());
+        stopOnSignals(server);
+        emit({ url: server.url, pid: process.pid });
+      } catch (error) {
+        fail(describeError(error));
+      }
+    });
+
+  program
+    .command('migrate')
+    .description('Apply pending database migrations. Prints {"applied": [...]}')
+    .action(() => withRuntime(async (runtime) => ({ applied: runtime.applied })));
+
+  program
+    .command('keys')
+    .description('Manage the keys that sign access tokens')
+    .command('rotate')
+    .description('Make a new signing key active; the old one verifies until its tokens expire. Prints {"kid": ...}')
+    .action(() => withRuntime(async (runtime) => ({ kid: await rotateSigningKey(runtime.database.pool, runtime.box) })));
+}

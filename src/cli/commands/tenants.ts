@@ -1,0 +1,50 @@
+// tenant create, client create | list | rotate-secret | revoke.
+import type { Command } from 'commander';
+import { createTenantService } from '../../modules/tenants/tenants.service.ts';
+import { list, withRuntime } from '../run.ts';
+
+export function registerTenantCommands(program: Command): Command {
+  const tenant = program.command('tenant').description('Manage tenants (operator brands)');
+  tenant
+    .command('create')
+    .description('Create a tenant. Prints {"tenant_id", "name", "currency", "timezone"}')
+    .requiredOption('--name <text>', 'brand name')
+    .option('--currency <code>', 'default currency, ISO 4217', 'AUD')
+    .option('--timezone <iana>', 'local time zone, IANA name', 'Australia/Sydney')
+    .action((opts: { name: string; currency: string; timezone: string }) =>
+      withRuntime((rt) => createTenantService({ db: rt.database.pool }).createTenant(opts)),
+    );
+
+  const client = program.command('client').description('Manage operator clients (OAuth 2.0 client credentials)');
+  client
+    .command('create')
+    .description('Create a client of a tenant. Prints its client_id and client_secret (shown only this once)')
+    .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to')
+    .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice', list)
+    .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
+    .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated', list)
+    .option('--name <text>', 'a label for the client')
+    .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string }) =>
+      withRuntime((rt) =>
+        createTenantService({ db: rt.database.pool }).createClient({ ...opts, tenantId: opts.tenant }),
+      ),
+    );
+  client
+    .command('list')
+    .description('List the clients of a tenant (no secrets). Prints {"clients": [...]}')
+    .requiredOption('--tenant <tenant_id>', 'tenant whose clients to list')
+    .action((opts: { tenant: string }) =>
+      withRuntime(async (rt) => ({ clients: await createTenantService({ db: rt.database.pool }).listClients(opts.tenant) })),
+    );
+  client
+    .command('rotate-secret')
+    .description('Replace a client\'s secret. Prints the new client_secret (shown only this once)')
+    .argument('<client_id>')
+    .action((clientId: string) => withRuntime((rt) => createTenantService({ db: rt.database.pool }).rotateSecret(clientId)));
+  client
+    .command('revoke')
+    .description('Revoke a client: no new tokens, and its tokens stop working within WAGERLINE_AUTH_REFRESH_SECONDS')
+    .argument('<client_id>')
+    .action((clientId: string) => withRuntime((rt) => createTenantService({ db: rt.database.pool }).revokeClient(clientId)));
+  return tenant;
+}

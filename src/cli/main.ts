@@ -1,0 +1,17 @@
+// The wagerline command line. Every command prints exactly one JSON object on stdout; logs and
+// errors go to stderr; a bad argument is a one-line error and a non-zero exit.
+import { Command } from 'commander';
+import { registerCoreCommands } from './commands/core.ts';
+import { registerTenantCommands } from './commands/tenants.ts';
+
+export function buildProgram(): Command {
+  const program = new Command('wagerline')
+    .description('wagerline: reporting upload, operator wallet integration and back-office for wagering operators.\n' +
+      'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
+    .showHelpAfterError('(run with --help for usage)');
+  registerCoreCommands(program);
+  registerTenantCommands(program);
+  return program;
+}
+
+await buildProgram().parseAsync(process.argv);

@@ -1,0 +1,100 @@
+// The one place that reads process.env. Every setting is declared once in SETTINGS, with its
+// default and its documentation; the README's configuration table lists exactly these names
+// (a test keeps the two in step).
+import path from 'node:path';
+
+export class ConfigError extends Error {
+  constructor(readonly variable: string, problem: string) {
+    super(`${variable}: ${problem}`);
+  }
+}
+
+type Parser<T> = (raw: string, name: string) => T;
+
+const text: Parser<string> = (raw) => raw;
+
+function integer(min: number, max: number): Parser<number> {
+  return (raw, name) => {
+    if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+    const value = Number(raw);
+    if (value < min || value > max) {
+      throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+    }
+    return value;
+  };
+}
+
+function oneOf<T extends string>(...values: T[]): Parser<T> {
+  return (raw, name) => {
+    if (!(values as string[]).includes(raw)) {
+      throw new ConfigError(name, `must be one of ${values.join(', ')}, got "${raw}"`);
+    }
+    return raw as T;
+  };
+}
+
+const postgresUrl: Parser<string> = (raw, name) => {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'is not a URL (expected postgres://user@host:port/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
+    throw new ConfigError(name, `must use postgres:// or postgresql://, got "${url.protocol}"`);
+  }
+  return raw;
+};
+
+const secretKey: Parser<Buffer> = (raw, name) => {
+  const key = Buffer.from(raw, 'base64');
+  if (key.length !== 32) {
+    throw new ConfigError(name, 'must be 32 bytes encoded in base64 (openssl rand -base64 32)');
+  }
+  return key;
+};
+
+interface Setting<T> {
+  parse: Parser<T>;
+  default?: string;
+  doc: string;
+}
+
+function setting<T, D extends string | undefined = undefined>(parse: Parser<T>, doc: string, fallback?: D) {
+  return { parse, doc, default: fallback as D };
+}
+
+export const SETTINGS = {
+  DATABASE_URL: setting(postgresUrl, 'PostgreSQL to use. Unset: an embedded PostgreSQL is started with its data in WAGERLINE_DATA_DIR.'),
+  HOST: setting(text, 'Address the HTTP server listens on.', '127.0.0.1'),
+  PORT: setting(integer(0, 65535), 'Port the HTTP server listens on.', '8080'),
+  LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level of the JSON logs on stderr.', 'info'),
+  WAGERLINE_DATA_DIR: setting(text, 'Directory for the embedded database and the generated secret key.', '.wagerline'),
+  WAGERLINE_EMBEDDED_PG_PORT: setting(integer(1, 65535), 'Port of the embedded PostgreSQL (only when DATABASE_URL is unset).', '54329'),
+  WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets: token signing keys, wallet credentials. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),
+  WAGERLINE_TOKEN_TTL_SECONDS: setting(integer(60, 86400), 'Lifetime of access tokens issued by /oauth/token.', '3600'),
+  WAGERLINE_AUTH_REFRESH_SECONDS: setting(integer(1, 60), 'How often each process reloads revoked clients and signing keys; a revoked client is refused within this time.', '10'),
+  WAGERLINE_TOKEN_RATE_LIMIT: setting(integer(1, 100000), 'Token requests allowed per client address per minute.', '120'),
+  WAGERLINE_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by ordinary routes (uploads have their own limit).', '1048576'),
+  WAGERLINE_UPLOAD_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by the upload routes.', '8388608'),
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+type Parsed<K extends keyof Settings> = ReturnType<Settings[K]['parse']>;
+type WithDefault = { [K in keyof Settings]: Settings[K]['default'] extends string ? K : never }[keyof Settings];
+
+export type Config = Readonly<
+  { [K in keyof Settings]: K extends WithDefault ? Parsed<K> : Parsed<K> | undefined }
+>;
+
+/** Reads and validates every setting; throws ConfigError naming the first wrong variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [name, spec] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = env[name];
+    const value = raw === undefined || raw === '' ? spec.default : raw;
+    out[name] = value === undefined ? undefined : spec.parse(value, name);
+  }
+  out.WAGERLINE_DATA_DIR = path.resolve(out.WAGERLINE_DATA_DIR as string);
+  return Object.freeze(out) as Config;
+}

@@ -1,0 +1,48 @@
+// Seals secrets stored in the database (token signing keys, wallet credentials) with AES-256-GCM.
+// The key is WAGERLINE_SECRET_KEY, or for the embedded default a key generated once into the data
+// directory. Sealed form: "v1.<iv>.<tag>.<ciphertext>" (base64url parts).
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.ts';
+
+export interface SecretBox {
+  seal(plain: string): string;
+  open(sealed: string): string;
+}
+
+export function createSecretBox(key: Buffer): SecretBox {
+  if (key.length !== 32) throw new Error('secret key must be 32 bytes');
+  return {
+    seal(plain) {
+      const iv = randomBytes(12);
+      const cipher = createCipheriv('aes-256-gcm', key, iv);
+      const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+      return ['v1', iv, cipher.getAuthTag(), data].map((p) => (typeof p === 'string' ? p : p.toString('base64url'))).join('.');
+    },
+    open(sealed) {
+      const [version, iv, tag, data] = sealed.split('.');
+      if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
+      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
+    },
+  };
+}
+
+/** The configured key, or the data directory's key file (created with mode 0600 on first use). */
+export function loadSecretKey(config: Config): Buffer {
+  if (config.WAGERLINE_SECRET_KEY) return config.WAGERLINE_SECRET_KEY;
+  const file = path.join(config.WAGERLINE_DATA_DIR, 'secret.key');
+  if (!existsSync(file)) {
+    mkdirSync(config.WAGERLINE_DATA_DIR, { recursive: true, mode: 0o755 });
+    try {
+      writeFileSync(file, randomBytes(32).toString('base64'), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // a concurrent start wrote it
+    }
+  }
+  const key = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+  if (key.length !== 32) throw new Error(`${file} does not hold a 32-byte base64 key`);
+  return key;
+}

@@ -1,0 +1,49 @@
+// Opens the database the configuration names: DATABASE_URL, or the embedded PostgreSQL.
+import pg from 'pg';
+import type { Config } from '../config.ts';
+import { startEmbedded } from './embedded.ts';
+import { createPool, type Pool } from './pool.ts';
+
+const EMBEDDED_DATABASE = 'wagerline';
+
+export interface Database {
+  url: string;
+  pool: Pool;
+  close(): Promise<void>;
+}
+
+async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
+  const client = new pg.Client({ connectionString: serverUrl });
+  await client.connect();
+  try {
+    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (!rowCount) {
+      await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
+        if (error.code !== '42P04') throw error; // created by a concurrent start
+      });
+    }
+  } finally {
+    await client.end();
+  }
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+export async function openDatabase(config: Config, log: (line: string) => void = () => undefined): Promise<Database> {
+  if (config.DATABASE_URL) {
+    const pool = createPool(config.DATABASE_URL);
+    return { url: config.DATABASE_URL, pool, close: () => pool.end() };
+  }
+  const embedded = await startEmbedded(config.WAGERLINE_DATA_DIR, config.WAGERLINE_EMBEDDED_PG_PORT, log);
+  const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
+  const pool = createPool(url);
+  return {
+    url,
+    pool,
+    close: async () => {
+      await pool.end();
+      await embedded.stop();
+    },
+  };
+}

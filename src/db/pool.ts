@@ -1,0 +1,50 @@
+// The PostgreSQL pool and the transaction helper every module uses.
+import pg from 'pg';
+
+export type Pool = pg.Pool;
+export type Queryable = pg.Pool | pg.PoolClient;
+export type Tx = pg.PoolClient;
+
+// NUMERIC (1700) and BIGINT (20) come back as strings so money and counters are never floats.
+pg.types.setTypeParser(1700, (value) => value);
+pg.types.setTypeParser(20, (value) => value);
+
+export function createPool(connectionString: string, max = 10): Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'wagerline' });
+  // An idle client losing its connection must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
+
+export interface TransactionOptions {
+  /** Attempts for serialization failures and deadlocks before the error is thrown. */
+  attempts?: number;
+  isolation?: 'read committed' | 'repeatable read' | 'serializable';
+}
+
+/** Runs fn in one transaction; commits on success, rolls back on error, retries conflicts. */
+export async function withTransaction<T>(
+  pool: Pool,
+  fn: (tx: Tx) => Promise<T>,
+  options: TransactionOptions = {},
+): Promise<T> {
+  const attempts = options.attempts ?? 5;
+  for (let attempt = 1; ; attempt++) {
+    const client = await pool.connect();
+    try {
+      await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN');
+      const result = await fn(client);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      const code = (error as { code?: string }).code;
+      if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw error;
+    } finally {
+      client.release();
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
+  }
+}

@@ -1,0 +1,52 @@
+// Errors are data: one AppError with a stable code. The HTTP error handler turns it into
+// RFC 9457 problem+json; the GraphQL formatter into extensions.code. docs/errors.md lists every
+// code in ERROR_CODES (a test keeps them in step).
+
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: 'Bad request' },
+  validation_failed: { status: 400, title: 'Request validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  invalid_token: { status: 401, title: 'Missing, invalid or expired access token' },
+  insufficient_scope: { status: 403, title: 'Token lacks the required scope' },
+  not_found: { status: 404, title: 'Not found' },
+  conflict: { status: 409, title: 'Conflict' },
+  payload_too_large: { status: 413, title: 'Request body too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported content type' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  internal_error: { status: 500, title: 'Internal server error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+  tenant_not_found: { status: 404, title: 'Tenant not found' },
+  client_not_found: { status: 404, title: 'Operator client not found' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export interface AppErrorOptions {
+  /** Extra members of the problem document (RFC 9457 extensions), e.g. a list of field errors. */
+  extensions?: Record<string, unknown>;
+  /** Response headers the error implies, e.g. WWW-Authenticate. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+export class AppError extends Error {
+  readonly status: number;
+  readonly extensions: Record<string, unknown>;
+  readonly headers: Record<string, string>;
+
+  constructor(readonly code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = ERROR_CODES[code].status;
+    this.extensions = options.extensions ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  get title(): string {
+    return ERROR_CODES[this.code].title;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestApp, type TestContext } from '../../test/helpers/app.ts';
+
+let ctx: TestContext;
+before(async () => {
+  ctx = await createTestApp();
+});
+after(() => ctx.close());
+
+test('GET /healthz answers ok', async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json(), { status: 'ok' });
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+});
+
+test('GET /readyz is ready on a migrated database', async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/readyz' });
+  assert.equal(res.statusCode, 200);
+  assert.deepEqual(res.json(), { status: 'ready' });
+});
+
+test('GET /readyz is 503 problem+json when a migration is missing', async () => {
+  await ctx.db.pool.query("DELETE FROM schema_migrations WHERE name = '0001_foundation'");
+  try {
+    const res = await ctx.app.inject({ method: 'GET', url: '/readyz' });
+    assert.equal(res.statusCode, 503);
+    assert.match(String(res.headers['content-type']), /application\/problem\+json/);
+    assert.match(res.json().detail, /0001_foundation/);
+  } finally {
+    await ctx.db.pool.query("INSERT INTO schema_migrations (name, run_on) VALUES ('0001_foundation', now())");
+  }
+});
+
+test('unknown routes are 404 problem+json', async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/no/such/route?x=1' });
+  assert.equal(res.statusCode, 404);
+  const body = res.json();
+  assert.equal(body.code, 'not_found');
+  assert.equal(body.status, 404);
+  assert.equal(body.instance, '/no/such/route');
+  assert.equal(body.type, 'urn:wagerline:problem:not_found');
+});
+
+test('GET /metrics exposes request counts by route and Node process metrics', async () => {
+  await ctx.app.inject({ method: 'GET', url: '/healthz' });
+  const res = await ctx.app.inject({ method: 'GET', url: '/metrics' });
+  assert.equal(res.statusCode, 200);
+  assert.match(res.body, /http_requests_total\{method="GET",route="\/healthz",status="200"\} \d+/);
+  assert.match(res.body, /http_request_duration_seconds_bucket\{/);
+  assert.match(res.body, /process_cpu_user_seconds_total/);
+});
+
+test('GET /openapi.json is an OpenAPI 3.1 document listing the token endpoint', async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/openapi.json' });
+  assert.equal(res.statusCode, 200);
+  const doc = res.json();
+  assert.equal(doc.openapi, '3.1.0');
+  assert.ok(doc.paths['/oauth/token'].post);
+  const docs = await ctx.app.inject({ method: 'GET', url: '/docs/' });
+  assert.equal(docs.statusCode, 200);
+  assert.match(docs.body, /swagger/i);
+});
+
+test('responses carry security headers', async () => {
+  const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  assert.ok(res.headers['strict-transport-security']);
+});

@@ -1,0 +1,74 @@
+// The one HTTP error handler: every error of a REST route becomes RFC 9457 problem+json
+// ({type, title, status, detail, code, ...extensions}). Client mistakes keep their 4xx status and a
+// message that says what is wrong; anything unexpected is logged and answered with a generic 500,
+// never with SQL or a stack trace.
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_CODES, type ErrorCode } from '../errors.ts';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function problemType(code: string): string {
+  return `urn:wagerline:problem:${code}`;
+}
+
+export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  return reply
+    .status(error.status)
+    .type(PROBLEM_CONTENT_TYPE)
+    .send({
+      type: problemType(error.code),
+      title: error.title,
+      status: error.status,
+      detail: error.message,
+      code: error.code,
+      instance: reply.request.url.split('?')[0],
+      ...error.extensions,
+    });
+}
+
+function fromValidation(error: FastifyError): AppError {
+  const where = error.validationContext ?? 'body';
+  const errors = (error.validation ?? []).map((v) => {
+    const missing = v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
+    const field = `${where}${v.instancePath}${missing}`;
+    return { field, message: v.message ?? 'is invalid' };
+  });
+  const detail = errors.map((e) => `${e.field} ${e.message}`).join('; ') || error.message;
+  return new AppError('validation_failed', detail, { extensions: { errors } });
+}
+
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'malformed_json',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'malformed_json',
+};
+
+/** Maps any thrown value to an AppError; unknown errors become internal_error. */
+export function toAppError(error: unknown): AppError {
+  if (error instanceof AppError) return error;
+  const e = error as FastifyError;
+  if (e.validation) return fromValidation(e);
+  const mapped = e.code ? FASTIFY_CODES[e.code] : undefined;
+  if (mapped) return new AppError(mapped, e.message);
+  if (e instanceof SyntaxError && e.statusCode === 400) return new AppError('malformed_json', `the body is not valid JSON: ${e.message}`);
+  if (e.statusCode === 429) return new AppError('rate_limited', e.message);
+  if (e.statusCode && e.statusCode >= 400 && e.statusCode < 500) {
+    const code = (Object.keys(ERROR_CODES) as ErrorCode[]).find((c) => ERROR_CODES[c].status === e.statusCode);
+    return new AppError(code ?? 'bad_request', e.message);
+  }
+  return new AppError('internal_error', 'an unexpected error occurred; it has been logged', { cause: error });
+}
+
+export function registerProblemHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((error, request: FastifyRequest, reply) => {
+    const problem = toAppError(error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, new AppError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

@@ -1,0 +1,158 @@
+// Access tokens of the client-credentials grant (RFC 6749 §4.4): JWTs signed by the service,
+// carrying client_id, tenant_id and scope, verified from an in-process key cache (no database
+// round trip per request). Each process reloads the keys and the revoked clients every
+// WAGERLINE_AUTH_REFRESH_SECONDS, so a revoked client is refused everywhere within that time.
+import { randomUUID } from 'node:crypto';
+import { SignJWT, createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK } from 'jose';
+import type { Pool } from '../../db/pool.ts';
+import type { SecretBox } from '../../crypto/secret-box.ts';
+import * as clients from '../tenants/tenants.queries.ts';
+import { decoyHash, verifySecret } from './secret-hash.ts';
+import { ALG, loadSigningKeys, type SigningKey } from './signing-keys.ts';
+
+const ISSUER = 'wagerline';
+const AUDIENCE = 'wagerline';
+
+export interface Principal {
+  clientId: string;
+  tenantId: string;
+  scopes: string[];
+}
+
+/** An error of the token endpoint, in RFC 6749 §5.2's vocabulary. */
+export class OAuthError extends Error {
+  constructor(
+    readonly error: 'invalid_request' | 'invalid_client' | 'unsupported_grant_type' | 'invalid_scope',
+    description: string,
+  ) {
+    super(description);
+  }
+
+  get status(): number {
+    return this.error === 'invalid_client' ? 401 : 400;
+  }
+}
+
+export class TokenError extends Error {}
+
+export interface TokenServiceDeps {
+  db: Pool;
+  box: SecretBox;
+  ttlSeconds: number;
+  refreshSeconds: number;
+  clock?: () => Date;
+}
+
+export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock = () => new Date() }: TokenServiceDeps) {
+  let keys: SigningKey[] = [];
+  let jwks = createLocalJWKSet({ keys: [] });
+  let revoked = new Set<string>();
+  let lastRefresh = 0;
+  let timer: NodeJS.Timeout | undefined;
+
+  async function refresh(): Promise<void> {
+    const [loaded, revokedIds] = await Promise.all([
+      loadSigningKeys(db, box, ttlSeconds),
+      clients.revokedClientIds(db),
+    ]);
+    keys = loaded;
+    jwks = createLocalJWKSet({ keys: loaded.map((k) => k.publicJwk) });
+    revoked = new Set(revokedIds);
+    lastRefresh = Date.now();
+  }
+
+  async function issue(principal: Principal): Promise<{ access_token: string; expires_in: number; scope: string }> {
+    const active = keys.find((k) => k.privateKey);
+    if (!active?.privateKey) throw new Error('no active signing key loaded');
+    const now = Math.floor(clock().getTime() / 1000);
+    const scope = principal.scopes.join(' ');
+    const token = await new SignJWT({ client_id: principal.clientId, tenant_id: principal.tenantId, scope })
+      .setProtectedHeader({ alg: ALG, kid: active.kid, typ: 'at+jwt' })
+      .setIssuer(ISSUER)
+      .setAudience(AUDIENCE)
+      .setSubject(principal.clientId)
+      .setJti(randomUUID())
+      .setIssuedAt(now)
+      .setExpirationTime(now + ttlSeconds)
+      .sign(active.privateKey);
+    return { access_token: token, expires_in: ttlSeconds, scope };
+  }
+
+  return {
+    refresh,
+    issue,
+
+    /** Loads keys and revocations now, then keeps them fresh in the background. */
+    async start(): Promise<void> {
+      await refresh();
+      timer = setInterval(() => void refresh().catch(() => undefined), refreshSeconds * 1000);
+      timer.unref();
+    },
+
+    stop(): void {
+      clearInterval(timer);
+    },
+
+    publicKeys(): JWK[] {
+      return keys.map((k) => k.publicJwk);
+    },
+
+    /** Records a revocation made by this process at once (others learn it at their next refresh). */
+    markRevoked(clientId: string): void {
+      revoked.add(clientId);
+    },
+
+    /** Checks client credentials and the requested scope, then issues a token. */
+    async grant(clientId: string, clientSecret: string, requestedScope?: string) {
+      const client = await clients.findClient(db, clientId);
+      const ok = await verifySecret(clientSecret, client?.secret_hash ?? (await decoyHash()));
+      if (!client || !ok || client.status !== 'active') {
+        throw new OAuthError('invalid_client', 'client authentication failed');
+      }
+      let scopes = client.scopes;
+      if (requestedScope !== undefined && requestedScope.trim() !== '') {
+        const wanted = [...new Set(requestedScope.trim().split(/\s+/))];
+        const notAllowed = wanted.find((s) => !client.scopes.includes(s));
+        if (notAllowed) throw new OAuthError('invalid_scope', `scope "${notAllowed}" is not granted to this client`);
+        scopes = wanted;
+      }
+      return issue({ clientId: client.client_id, tenantId: client.tenant_id, scopes });
+    },
+
+    /** Verifies a bearer token; throws TokenError with a reason when it is not acceptable. */
+    async verify(token: string): Promise<Principal> {
+      const header = token.split('.')[0] ?? '';
+      let kid: unknown;
+      try {
+        kid = JSON.parse(Buffer.from(header, 'base64url').toString()).kid;
+      } catch {
+        throw new TokenError('the token is not a JWT');
+      }
+      // A key rotated by another process since our last refresh: reload at most once a second.
+      if (typeof kid === 'string' && !keys.some((k) => k.kid === kid) && Date.now() - lastRefresh > 1000) {
+        await refresh();
+      }
+      let payload;
+      try {
+        ({ payload } = await jwtVerify(token, jwks, {
+          issuer: ISSUER,
+          audience: AUDIENCE,
+          algorithms: [ALG],
+          currentDate: clock(),
+        }));
+      } catch (error) {
+        if (error instanceof joseErrors.JWTExpired) throw new TokenError('the token has expired');
+        throw new TokenError('the token is invalid');
+      }
+      const clientId = String(payload.client_id ?? '');
+      if (revoked.has(clientId)) throw new TokenError('the client of this token has been revoked');
+      return {
+        clientId,
+        tenantId: String(payload.tenant_id ?? ''),
+        scopes: typeof payload.scope === 'string' ? payload.scope.split(' ').filter(Boolean) : [],
+      };
+    },
+  };
+}
+
+export type TokenService = ReturnType<typeof createTokenService>;

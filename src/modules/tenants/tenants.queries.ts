@@ -1,0 +1,86 @@
+// SQL of tenants and operator clients.
+import type { Queryable } from '../../db/pool.ts';
+
+export interface TenantRow {
+  tenant_id: string;
+  name: string;
+  currency: string;
+  timezone: string;
+  created_at: Date;
+}
+
+export interface ClientRow {
+  tenant_id: string;
+  client_id: string;
+  name: string | null;
+  secret_hash: string;
+  scopes: string[];
+  agencies: string[];
+  jurisdictions: string[];
+  status: 'active' | 'revoked';
+  created_at: Date;
+  revoked_at: Date | null;
+}
+
+export async function insertTenant(db: Queryable, t: { name: string; currency: string; timezone: string }): Promise<TenantRow> {
+  const { rows } = await db.query<TenantRow>(
+    'INSERT INTO tenants (name, currency, timezone) VALUES ($1, $2, $3) RETURNING *',
+    [t.name, t.currency, t.timezone],
+  );
+  return rows[0]!;
+}
+
+export async function findTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId]);
+  return rows[0];
+}
+
+export async function insertClient(
+  db: Queryable,
+  c: Omit<ClientRow, 'status' | 'created_at' | 'revoked_at'>,
+): Promise<ClientRow> {
+  const { rows } = await db.query<ClientRow>(
+    `INSERT INTO operator_clients (tenant_id, client_id, name, secret_hash, scopes, agencies, jurisdictions)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [c.tenant_id, c.client_id, c.name, c.secret_hash, c.scopes, c.agencies, c.jurisdictions],
+  );
+  return rows[0]!;
+}
+
+export async function findClient(db: Queryable, clientId: string): Promise<ClientRow | undefined> {
+  const { rows } = await db.query<ClientRow>('SELECT * FROM operator_clients WHERE client_id = $1', [clientId]);
+  return rows[0];
+}
+
+export async function listClients(db: Queryable, tenantId: string): Promise<ClientRow[]> {
+  const { rows } = await db.query<ClientRow>(
+    'SELECT * FROM operator_clients WHERE tenant_id = $1 ORDER BY created_at, client_id',
+    [tenantId],
+  );
+  return rows;
+}
+
+export async function updateClientSecret(db: Queryable, clientId: string, secretHash: string): Promise<ClientRow | undefined> {
+  const { rows } = await db.query<ClientRow>(
+    `UPDATE operator_clients SET secret_hash = $2, secret_rotated_at = now()
+     WHERE client_id = $1 RETURNING *`,
+    [clientId, secretHash],
+  );
+  return rows[0];
+}
+
+export async function revokeClient(db: Queryable, clientId: string): Promise<ClientRow | undefined> {
+  const { rows } = await db.query<ClientRow>(
+    `UPDATE operator_clients SET status = 'revoked', revoked_at = coalesce(revoked_at, now())
+     WHERE client_id = $1 RETURNING *`,
+    [clientId],
+  );
+  return rows[0];
+}
+
+export async function revokedClientIds(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ client_id: string }>(
+    "SELECT client_id FROM operator_clients WHERE status = 'revoked'",
+  );
+  return rows.map((r) => r.client_id);
+}

@@ -1,0 +1,130 @@
+// Tenants (operator brands) and their operator clients.
+import { randomBytes } from 'node:crypto';
+import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
+import * as q from './tenants.queries.ts';
+
+export const SCOPES = ['upload', 'report', 'backoffice'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export interface Tenant {
+  tenant_id: string;
+  name: string;
+  currency: string;
+  timezone: string;
+}
+
+/** A client as shown to its owner: everything but the secret. */
+export interface ClientView {
+  client_id: string;
+  tenant_id: string;
+  name: string | null;
+  scopes: string[];
+  agencies: string[];
+  jurisdictions: string[];
+  status: 'active' | 'revoked';
+  created_at: string;
+}
+
+export function isTimeZone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function bad(message: string): AppError {
+  return new AppError('bad_request', message);
+}
+
+function codes(values: string[], what: string, pattern: RegExp): string[] {
+  const out = [...new Set(values.map((v) => v.trim().toUpperCase()).filter(Boolean))];
+  const wrong = out.find((v) => !pattern.test(v));
+  if (wrong) throw bad(`${what} "${wrong}" is not valid (letters, digits, _ and -, at most 32)`);
+  return out;
+}
+
+function view(row: q.ClientRow): ClientView {
+  return {
+    client_id: row.client_id,
+    tenant_id: row.tenant_id,
+    name: row.name,
+    scopes: row.scopes,
+    agencies: row.agencies,
+    jurisdictions: row.jurisdictions,
+    status: row.status,
+    created_at: row.created_at.toISOString(),
+  };
+}
+
+export function createTenantService({ db }: { db: Pool }) {
+  async function requireTenant(tenantId: string): Promise<q.TenantRow> {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const tenant = uuid.test(tenantId) ? await q.findTenant(db, tenantId) : undefined;
+    if (!tenant) throw new AppError('tenant_not_found', `no tenant with id "${tenantId}"`);
+    return tenant;
+  }
+
+  return {
+    requireTenant,
+
+    async createTenant(input: { name: string; currency?: string; timezone?: string }): Promise<Tenant> {
+      const name = input.name.trim();
+      const currency = (input.currency ?? 'AUD').toUpperCase();
+      const timezone = input.timezone ?? 'Australia/Sydney';
+      if (!name || name.length > 200) throw bad('name must be 1 to 200 characters');
+      if (!/^[A-Z]{3}$/.test(currency)) throw bad(`currency "${currency}" is not an ISO 4217 code`);
+      if (!isTimeZone(timezone)) throw bad(`timezone "${timezone}" is not an IANA time zone name`);
+      const row = await q.insertTenant(db, { name, currency, timezone });
+      return { tenant_id: row.tenant_id, name: row.name, currency: row.currency, timezone: row.timezone };
+    },
+
+    async createClient(input: {
+      tenantId: string;
+      scopes: string[];
+      agencies?: string[];
+      jurisdictions?: string[];
+      name?: string;
+    }): Promise<ClientView & { client_secret: string }> {
+      await requireTenant(input.tenantId);
+      const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
+      if (!scopes.length) throw bad(`scopes must name at least one of ${SCOPES.join(', ')}`);
+      const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
+      if (unknown) throw bad(`scope "${unknown}" is not one of ${SCOPES.join(', ')}`);
+      const secret = generateSecret();
+      const row = await q.insertClient(db, {
+        tenant_id: input.tenantId,
+        client_id: `wl_${randomBytes(12).toString('base64url')}`,
+        name: input.name?.trim() || null,
+        secret_hash: await hashSecret(secret),
+        scopes,
+        agencies: codes(input.agencies ?? [], 'agency', /^[A-Z0-9_-]{1,32}$/),
+        jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/),
+      });
+      return { ...view(row), client_secret: secret };
+    },
+
+    async listClients(tenantId: string): Promise<ClientView[]> {
+      await requireTenant(tenantId);
+      return (await q.listClients(db, tenantId)).map(view);
+    },
+
+    async rotateSecret(clientId: string): Promise<{ client_id: string; client_secret: string }> {
+      const secret = generateSecret();
+      const row = await q.updateClientSecret(db, clientId, await hashSecret(secret));
+      if (!row) throw new AppError('client_not_found', `no client with id "${clientId}"`);
+      return { client_id: row.client_id, client_secret: secret };
+    },
+
+    async revokeClient(clientId: string): Promise<{ client_id: string; status: 'revoked' }> {
+      const row = await q.revokeClient(db, clientId);
+      if (!row) throw new AppError('client_not_found', `no client with id "${clientId}"`);
+      return { client_id: row.client_id, status: 'revoked' };
+    },
+  };
+}
+
+export type TenantService = ReturnType<typeof createTenantService>;
