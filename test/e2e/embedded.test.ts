@@ -1,0 +1,56 @@
+// The quick start: with no DATABASE_URL, `wagerline serve` runs on an embedded PostgreSQL in
+// WAGERLINE_DATA_DIR, CLI commands share it while serve runs, and the data survives a restart.
+import assert from 'node:assert/strict';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, test } from 'node:test';
+import { runCli, startCli } from '../helpers/cli.ts';
+
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-embedded-'));
+chmodSync(dataDir, 0o755);
+after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+test('serve on the embedded database, share it with the CLI, keep data across restarts', async () => {
+  const env: Record<string, string> = {
+    DATABASE_URL: '',
+    WAGERLINE_DATA_DIR: dataDir,
+    WAGERLINE_EMBEDDED_PG_PORT: String(await freePort()),
+    PORT: '0',
+  };
+  const stopServer = async (child: import('node:child_process').ChildProcess) => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    assert.equal(await exited, 0);
+  };
+
+  const first = await startCli(['serve'], env);
+  let tenantId: string;
+  try {
+    assert.equal((await fetch(`${first.first.url}/readyz`)).status, 200);
+    const created = await runCli(['tenant', 'create', '--name', 'Embedded Bet'], env);
+    assert.equal(created.code, 0, created.stderr);
+    tenantId = created.json().tenant_id;
+  } finally {
+    await stopServer(first.child);
+  }
+
+  const second = await startCli(['serve'], env);
+  try {
+    const listed = await runCli(['client', 'list', '--tenant', tenantId], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(listed.json(), { clients: [] });
+  } finally {
+    await stopServer(second.child);
+  }
+});

@@ -1,0 +1,41 @@
+// Runs the real bin/wagerline as a child process, as an operator would.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+export const BIN = path.resolve(import.meta.dirname, '../../bin/wagerline');
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  json(): any;
+}
+
+export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, json: () => JSON.parse(stdout) }));
+    child.stdin.end(input ?? '');
+  });
+}
+
+/** Starts a long-running command (serve, wallet-sandbox) and resolves with its first stdout line. */
+export function startCli(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; first: any; stderr: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stderr!.on('data', (d) => (stderr += d));
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const newline = stdout.indexOf('\n');
+      if (newline >= 0) resolve({ child, first: JSON.parse(stdout.slice(0, newline)), stderr: () => stderr });
+    });
+    child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
+  });
+}
