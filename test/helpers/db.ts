@@ -15,11 +15,12 @@ function env(name: string): string {
   return value;
 }
 
-export async function freshDatabase(): Promise<TestDatabase> {
+/** A database cloned from the migrated template (or, with `empty`, one with no tables at all). */
+export async function freshDatabase(options: { empty?: boolean } = {}): Promise<TestDatabase> {
   const adminUrl = env('WAGERLINE_TEST_ADMIN_URL');
-  const template = env('WAGERLINE_TEST_TEMPLATE');
+  const template = options.empty ? 'template1' : env('WAGERLINE_TEST_TEMPLATE');
   // The runner's pid is in the template name; reuse it so the runner can drop leftovers.
-  const runner = template.replace('wl_template_', '');
+  const runner = env('WAGERLINE_TEST_TEMPLATE').replace('wl_template_', '');
   const name = `wl_test_${runner}_${randomBytes(5).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl });
   await admin.connect();

@@ -1,0 +1,35 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { ConfigError, SETTINGS, loadConfig } from './config.ts';
+
+test('defaults apply when nothing is set', () => {
+  const config = loadConfig({});
+  assert.equal(config.HOST, '127.0.0.1');
+  assert.equal(config.PORT, 8080);
+  assert.equal(config.LOG_LEVEL, 'info');
+  assert.equal(config.DATABASE_URL, undefined);
+  assert.equal(config.WAGERLINE_DATA_DIR, path.resolve('.wagerline'));
+});
+
+const wrong: Array<[string, string, RegExp]> = [
+  ['PORT', '80a', /^PORT: must be a whole number/],
+  ['PORT', '70000', /^PORT: must be between 0 and 65535/],
+  ['LOG_LEVEL', 'loud', /^LOG_LEVEL: must be one of fatal, error/],
+  ['DATABASE_URL', 'not a url', /^DATABASE_URL: is not a URL/],
+  ['DATABASE_URL', 'mysql://x/y', /^DATABASE_URL: must use postgres:\/\//],
+  ['WAGERLINE_SECRET_KEY', 'c2hvcnQ=', /^WAGERLINE_SECRET_KEY: must be 32 bytes/],
+  ['WAGERLINE_TOKEN_TTL_SECONDS', '10', /^WAGERLINE_TOKEN_TTL_SECONDS: must be between 60/],
+];
+for (const [name, value, message] of wrong) {
+  test(`${name}=${value} is refused with a message naming the variable`, () => {
+    assert.throws(() => loadConfig({ [name]: value }), (error: unknown) => error instanceof ConfigError && message.test(error.message));
+  });
+}
+
+test('the README configuration table lists every setting, and only those', () => {
+  const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  const listed = [...readme.matchAll(/^\| `([A-Z_]+)` \|/gm)].map((m) => m[1]).sort();
+  assert.deepEqual(listed, Object.keys(SETTINGS).sort());
+});
