@@ -154,6 +154,25 @@ describe('revocation and secret rotation', () => {
     await assert.rejects(ctx.tokens.verify(token), /revoked/);
   });
 
+  test('with the background refresh running, a revocation made elsewhere is honoured within the refresh interval', async () => {
+    const fast = await createTestApp({ WAGERLINE_AUTH_REFRESH_SECONDS: '1' });
+    try {
+      await fast.tokens.start();
+      const { client: victim, token } = await seedClient(fast);
+      await fast.tokens.verify(token);
+      // Revoked through the database, as `wagerline client revoke` in another process does.
+      await fast.db.pool.query("UPDATE operator_clients SET status = 'revoked', revoked_at = now() WHERE client_id = $1", [victim.client_id]);
+      let refused = false;
+      for (let i = 0; i < 50 && !refused; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        refused = await fast.tokens.verify(token).then(() => false, () => true);
+      }
+      assert.ok(refused, 'the token was still accepted 5 s after revocation with a 1 s refresh');
+    } finally {
+      await fast.close();
+    }
+  });
+
   test('after rotate-secret the old secret fails and the new one works', async () => {
     const { client: c } = await seedClient(ctx);
     const { client_secret } = await ctx.tenants.rotateSecret(c.client_id);

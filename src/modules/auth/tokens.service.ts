@@ -97,11 +97,6 @@ export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock 
       return keys.map((k) => k.publicJwk);
     },
 
-    /** Records a revocation made by this process at once (others learn it at their next refresh). */
-    markRevoked(clientId: string): void {
-      revoked.add(clientId);
-    },
-
     /** Checks client credentials and the requested scope, then issues a token. */
     async grant(clientId: string, clientSecret: string, requestedScope?: string) {
       const client = await clients.findClient(db, clientId);
