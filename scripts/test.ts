@@ -9,6 +9,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { freePort } from '../test/helpers/net.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
 
@@ -17,16 +18,6 @@ function testFiles(dir: string): string[] {
     const full = path.join(dir, entry.name);
     if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(full);
     return entry.name.endsWith('.test.ts') ? [full] : [];
-  });
-}
-
-async function freePort(): Promise<number> {
-  const net = await import('node:net');
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 

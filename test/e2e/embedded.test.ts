@@ -2,24 +2,15 @@
 // WAGERLINE_DATA_DIR, CLI commands share it while serve runs, and the data survives a restart.
 import assert from 'node:assert/strict';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import { runCli, startCli } from '../helpers/cli.ts';
+import { freePort } from '../helpers/net.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-embedded-'));
 chmodSync(dataDir, 0o755);
 after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 test('serve on the embedded database, share it with the CLI, keep data across restarts', async () => {
   const env: Record<string, string> = {
