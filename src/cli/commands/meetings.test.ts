@@ -1,0 +1,61 @@
+// `wagerline meeting import <file.json|csv>` through the real bin/wagerline.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from '../../../test/helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+let dir: string;
+const examples = path.resolve(import.meta.dirname, '../../../examples');
+
+before(async () => {
+  db = await freshDatabase();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-meetings-'));
+  env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+});
+after(() => db.drop());
+
+test('imports the sample JSON and CSV files; a re-import updates instead of duplicating', async () => {
+  const json = await runCli(['meeting', 'import', path.join(examples, 'meetings.json')], env);
+  assert.equal(json.code, 0, json.stderr);
+  assert.deepEqual(json.json(), { imported: 2, races: 3 });
+  const csv = await runCli(['meeting', 'import', path.join(examples, 'meetings.csv')], env);
+  assert.equal(csv.code, 0, csv.stderr);
+  assert.deepEqual(csv.json(), { imported: 2, races: 4 });
+  const { rows } = await db.pool.query(
+    `SELECT m.meeting_id::int, m.meeting_date::text, m.venue, m.jurisdiction, m.code, count(r.race_number)::int AS races
+     FROM meetings m LEFT JOIN race_starts r USING (meeting_id) GROUP BY m.meeting_id ORDER BY m.meeting_id`);
+  assert.deepEqual(rows, [
+    { meeting_id: 1234567, meeting_date: '2024-05-01', venue: 'Randwick', jurisdiction: 'NSW', code: 'T', races: 3 },
+    { meeting_id: 1234568, meeting_date: '2024-05-01', venue: 'Albion Park', jurisdiction: 'QLD', code: 'H', races: 0 },
+    { meeting_id: 1234569, meeting_date: '2024-05-01', venue: 'Wentworth Park', jurisdiction: 'NSW', code: 'G', races: 1 },
+  ]);
+});
+
+test('a bad file is refused whole, with every problem on one stderr line and nothing on stdout', async () => {
+  const file = path.join(dir, 'bad.csv');
+  writeFileSync(file, 'meeting_id,date,venue,jurisdiction,code,race_number,start_time\n' +
+    '5001,2024-05-01,Flemington,VIC,T,1,2024-05-01T12:00:00+10:00\n' +
+    '5002,2024-02-30,Caulfield,VIC,X,1,noon\n');
+  const res = await runCli(['meeting', 'import', file], env);
+  assert.notEqual(res.code, 0);
+  assert.equal(res.stdout, '');
+  assert.equal(res.stderr.trim().split('\n').length, 1);
+  assert.match(res.stderr, /nothing imported: record 2: date must be YYYY-MM-DD; record 2: code must be T/);
+  assert.match(res.stderr, /start_time must be an ISO 8601/);
+  const { rows } = await db.pool.query('SELECT 1 FROM meetings WHERE meeting_id = 5001');
+  assert.equal(rows.length, 0);
+
+  const txt = path.join(dir, 'meetings.txt');
+  writeFileSync(txt, '');
+  assert.match((await runCli(['meeting', 'import', txt], env)).stderr, /must end in .json or .csv/);
+  assert.match((await runCli(['meeting', 'import', path.join(dir, 'missing.json')], env)).stderr, /ENOENT|no such file/);
+  const broken = path.join(dir, 'broken.json');
+  writeFileSync(broken, '[{');
+  assert.match((await runCli(['meeting', 'import', broken], env)).stderr, /not valid JSON/);
+});

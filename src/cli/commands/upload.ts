@@ -1,0 +1,94 @@
+// `wagerline upload`: the operators' upload client (docs/upload-client.md). Reads a bets file,
+// sends it race by race, prints one JSON summary on stdout; a progress bar on stderr when it is a
+// terminal. Exit 0: every batch accepted; 1: a batch rejected or failed, or the run stopped;
+// 2: bad arguments or an unreadable file (nothing sent).
+import { readFile } from 'node:fs/promises';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import cliProgress from 'cli-progress';
+import { MAX_BATCH, toBatches } from '../../modules/uploader/batches.ts';
+import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../modules/uploader/read-bets.ts';
+import { uploadBatches } from '../../modules/uploader/uploader.service.ts';
+import { emit, fail } from '../run.ts';
+
+interface Opts {
+  file: string; apiUrl: string; authUrl: string; clientId: string; clientSecret: string; v1?: boolean;
+  format?: FileFormat; batchSize: number; concurrency: number; retries: number; timeout: number;
+}
+
+function intIn(min: number, max: number) {
+  return (raw: string): number => {
+    const n = Number(raw);
+    if (!/^\d+$/.test(raw) || n < min || n > max) throw new InvalidArgumentError(`must be a whole number from ${min} to ${max}`);
+    return n;
+  };
+}
+
+function httpUrl(name: string, raw: string): void {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return fail(`${name} is not a URL: "${raw}"`, 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name} must be an http:// or https:// URL`, 2);
+}
+
+async function run(opts: Opts): Promise<void> {
+  httpUrl('--api-url', opts.apiUrl);
+  httpUrl('--auth-url', opts.authUrl);
+  const version = opts.v1 ? 1 : 2;
+  let text: string;
+  try {
+    text = opts.file === '-' ? await readStdin() : await readFile(opts.file, 'utf8');
+  } catch (error) {
+    return fail(`cannot read ${opts.file}: ${(error as Error).message}`, 2);
+  }
+  let batches;
+  try {
+    batches = toBatches(readBets(text, opts.format ?? detectFormat(opts.file, text), version), opts.batchSize);
+  } catch (error) {
+    if (error instanceof BetsFileError) return fail(`${opts.file}: ${error.message}`, 2);
+    throw error;
+  }
+  const total = batches.reduce((n, b) => n + b.bets.length, 0);
+  const bar = process.stderr.isTTY
+    ? new cliProgress.SingleBar({ stream: process.stderr, format: 'upload [{bar}] {percentage}% | {value}/{total} bets | {eta_formatted}' }, cliProgress.Presets.shades_classic)
+    : undefined;
+  bar?.start(total, 0);
+  const summary = await uploadBatches(batches, {
+    apiUrl: opts.apiUrl, authUrl: opts.authUrl, clientId: opts.clientId, clientSecret: opts.clientSecret, version,
+    concurrency: opts.concurrency, policy: { retries: opts.retries, timeoutMs: opts.timeout * 1000 },
+    onProgress: (done) => bar?.update(done),
+  }).finally(() => bar?.stop());
+  emit(summary);
+  process.exitCode = summary.rejected.length || summary.error ? 1 : 0;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function registerUploadCommand(program: Command): void {
+  program
+    .command('upload')
+    .description('Upload a bets file (JSON, NDJSON or CSV; every bet with meeting_id and race_number) race by race, ' +
+      `at most ${MAX_BATCH} bets per request. Prints {batches, bets, created, updated, unchanged, rejected, warnings}; ` +
+      'exit 0 if every batch was accepted, 1 if any was rejected or failed, 2 on bad arguments or file (docs/upload-client.md)')
+    .requiredOption('--file <path>', 'bets file: .json, .ndjson/.jsonl or .csv ("-" reads stdin)')
+    .requiredOption('--api-url <url>', 'base URL of the upload interface ({api_url}; /public/uploadRaceV2 is appended)')
+    .requiredOption('--auth-url <url>', 'token endpoint: used as is when its path ends in /token, else /oauth/token is appended')
+    .addOption(new Option('--client-id <id>', 'client id').env('WAGERLINE_CLIENT_ID').makeOptionMandatory())
+    .addOption(new Option('--client-secret <secret>', 'client secret (prefer the environment variable: arguments show in ps)')
+      .env('WAGERLINE_CLIENT_SECRET').makeOptionMandatory())
+    .option('--v1', 'use /public/uploadRace (integer bet ids) instead of /public/uploadRaceV2')
+    .addOption(new Option('--format <format>', 'file format (default: from the extension, else sniffed)').choices(['json', 'ndjson', 'csv']))
+    .addOption(new Option('--batch-size <n>', `bets per request, 1-${MAX_BATCH}`).argParser(intIn(1, MAX_BATCH)).default(MAX_BATCH))
+    .addOption(new Option('--concurrency <n>', 'requests in flight at once, 1-16').argParser(intIn(1, 16)).default(2))
+    .addOption(new Option('--retries <n>', 'retries of a batch after a network error, 5xx or 429, 0-20').argParser(intIn(0, 20)).default(5))
+    .addOption(new Option('--timeout <seconds>', 'bound on one request, 1-600').argParser(intIn(1, 600)).default(60))
+    // Argument errors exit 2 like file errors (commander's own default is 1, which means "rejected" here).
+    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
+    .action((opts: Opts) => run(opts).catch((error) => fail((error as Error).message)));
+}

@@ -1,0 +1,152 @@
+// SQL of the reports: one aggregate statement per report, computed in PostgreSQL. Tables:
+// src/db/migrations/0002_reporting.sql (reported_bets, meetings) and 0001 (operator_clients).
+// Rules (docs/reports.md): a bet counts once, on its lowest uploaded leg; Cancelled and FullRefund
+// count zero; money is summed exactly (NUMERIC) and rounded once, to cents, per figure.
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+
+/**
+ * Runs a report in a read-only transaction (a replica can serve it) with JIT off and a time bound.
+ * JIT compilation cost 300+ ms per report in bench/reports.ts, more than the query itself: the
+ * per-bet sub-plans make the estimated cost large while the actual work is index probes.
+ */
+export function inReportTransaction<T>(db: Pool, timeoutMs: number, fn: (tx: Queryable) => Promise<T>): Promise<T> {
+  return withTransaction(db, async (tx) => {
+    await tx.query("SELECT set_config('jit', 'off', true), set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
+    return fn(tx);
+  }, { isolation: 'repeatable read' });
+}
+
+/** Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions. */
+export type Viewer = { kind: 'tenant'; tenantId: string } | { kind: 'authority'; clientId: string };
+
+export interface Range {
+  from: string;
+  to: string;
+  meetingId: string | null;
+}
+
+/** Group keys: name in the report → expression over the counted bet (a whitelist: never user text in SQL). */
+export const GROUP_KEYS = {
+  meeting_id: 'b.meeting_id',
+  race_number: 'b.race_number',
+  type: 'b.bet_type',
+  user_state: 'b.user_state',
+  source: 'b.source',
+  bonus: 'b.bonus',
+  info_type: 'b.info_type',
+  medium: 'b.medium',
+  date: 'b.racing_day::text',
+  tenant_id: 'b.tenant_id',
+} as const;
+export type GroupKey = keyof typeof GROUP_KEYS;
+
+/** Types whose bet may be uploaded as several rows (one per leg) with the bet's amounts repeated. */
+const MULTI_ROW_TYPES = `('multi', 'quaddie', 'dailydouble')`;
+
+// The bets in view: a FROM clause binding b (a reported_bets row) and t (its tenant), and the
+// conditions on them. $1 tenant id (operator) or client id (authority), $2 from, $3 to, $4 meeting id.
+// The rows come tenant by tenant (LATERAL), so each tenant's slice is read along (tenant_id,
+// racing_day) or (tenant_id, meeting_id, ...): tenant_id leads every index (ARCHITECTURE).
+function inView(viewer: Viewer, extra = ''): { from: string; where: string[] } {
+  const slice = `SELECT * FROM reported_bets r
+    WHERE r.tenant_id = t.tenant_id AND r.racing_day BETWEEN $2::date AND $3::date
+      AND ($4::bigint IS NULL OR r.meeting_id = $4::bigint) ${extra}`;
+  if (viewer.kind === 'tenant') {
+    return { from: `(SELECT $1::uuid AS tenant_id) t CROSS JOIN LATERAL (${slice}) b`, where: [] };
+  }
+  // Bets on meetings in the authority's jurisdictions, or by customers in them (user_state).
+  return {
+    from: `(SELECT c.jurisdictions FROM operator_clients c WHERE c.client_id = $1 AND c.status = 'active') v
+      CROSS JOIN tenants t CROSS JOIN LATERAL (${slice}) b
+      LEFT JOIN meetings m ON m.meeting_id = b.meeting_id`,
+    where: ['(m.jurisdiction = ANY (v.jurisdictions) OR b.user_state = ANY (v.jurisdictions))'],
+  };
+}
+
+/** The turnover statement (exported for EXPLAIN in bench/reports.ts). */
+export function turnoverSql(viewer: Viewer, keys: GroupKey[]): string {
+  const select = keys.map((k) => `${GROUP_KEYS[k]} AS ${k}`);
+  const groups = keys.map((_, i) => String(i + 1));
+  const view = inView(viewer);
+  return `
+WITH counted AS (
+  SELECT ${[...select, 'x.void', 'x.amount', 'x.payout', 'x.bet_back_amount', 'b.bonus AS is_bonus'].join(', ')}
+  FROM ${view.from}
+  -- Its status and money come from its most recently received leg: the latest state the operator
+  -- reported (a multi's last leg is uploaded once the whole bet is resulted).
+  CROSS JOIN LATERAL (
+    SELECT s.status IN ('Cancelled', 'FullRefund') AS void, s.amount, coalesce(s.payout, 0) AS payout,
+           coalesce(s.bet_back_amount, 0) AS bet_back_amount
+    FROM (SELECT b.status, b.amount, b.payout, b.bet_back_amount, b.last_received_at, b.leg
+          WHERE b.bet_type NOT IN ${MULTI_ROW_TYPES}
+          UNION ALL
+          (SELECT l.status, l.amount, l.payout, l.bet_back_amount, l.last_received_at, l.leg
+           FROM reported_bets l
+           WHERE b.bet_type IN ${MULTI_ROW_TYPES}
+             AND l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id
+           ORDER BY l.last_received_at DESC, l.leg DESC LIMIT 1)) s
+  ) x
+  -- A bet of several rows counts once: on its lowest uploaded leg (the race it is attributed to).
+  WHERE ${[...view.where, `(b.leg = 1 OR NOT EXISTS (
+    SELECT 1 FROM reported_bets l
+    WHERE l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id AND l.leg < b.leg))`].join(' AND ')}
+), sums AS (
+  SELECT ${[...keys, 'count(*) AS bets', 'count(*) FILTER (WHERE void) AS void_bets',
+    'coalesce(sum(amount) FILTER (WHERE NOT void), 0) AS turnover',
+    'coalesce(sum(amount) FILTER (WHERE NOT void AND is_bonus), 0) AS bonus_turnover',
+    'coalesce(sum(bet_back_amount) FILTER (WHERE NOT void), 0) AS bet_back_turnover',
+    'coalesce(sum(payout) FILTER (WHERE NOT void), 0) AS payout'].join(', ')}
+  FROM counted ${groups.length ? `GROUP BY ${groups.join(', ')}` : ''}
+)
+SELECT ${[...keys, 'bets::int', 'void_bets::int',
+    ...['turnover', 'bonus_turnover', 'bet_back_turnover', 'payout'].map((c) => `round(${c}, 2)::text AS ${c}`),
+    'round(turnover - payout, 2)::text AS net_result'].join(', ')}
+FROM sums ${groups.length ? `ORDER BY ${groups.map((g) => `${g} NULLS LAST`).join(', ')}` : ''}`;
+}
+
+export type TurnoverRow = Record<string, string | number | boolean | null>;
+
+export async function turnover(db: Queryable, viewer: Viewer, range: Range, keys: GroupKey[]): Promise<TurnoverRow[]> {
+  const { rows } = await db.query<TurnoverRow>(turnoverSql(viewer, keys), params(viewer, range));
+  return rows;
+}
+
+export function params(viewer: Viewer, range: Range): unknown[] {
+  return [viewer.kind === 'authority' ? viewer.clientId : viewer.tenantId, range.from, range.to, range.meetingId];
+}
+
+export interface LateRow {
+  tenant_id: string;
+  tenant_name: string;
+  client_id: string;
+  date: string;
+  meeting_id: string;
+  race_number: number;
+  bets: number;
+  late_bets: number;
+  late_changes: number;
+  deadline_at: Date;
+  first_late_at: Date;
+  last_late_at: Date;
+  max_delay_seconds: number;
+}
+
+// Current versions received after their racing day's deadline, per client, day and race. Late rows
+// are few: the partial index reported_bets_late_idx (tenant_id, last_received_at) WHERE late finds them.
+export async function lateUploads(db: Queryable, viewer: Viewer, range: Omit<Range, 'meetingId'>): Promise<LateRow[]> {
+  const view = inView(viewer, 'AND r.late');
+  const { rows } = await db.query<LateRow>(`
+    SELECT b.tenant_id, tn.name AS tenant_name, b.client_id, b.racing_day::text AS date, b.meeting_id, b.race_number,
+           count(*)::int AS bets,
+           count(*) FILTER (WHERE b.first_received_at > b.deadline_at)::int AS late_bets,
+           count(*) FILTER (WHERE b.first_received_at <= b.deadline_at)::int AS late_changes,
+           min(b.deadline_at) AS deadline_at, min(b.last_received_at) AS first_late_at, max(b.last_received_at) AS last_late_at,
+           floor(extract(epoch FROM max(b.last_received_at - b.deadline_at)))::int AS max_delay_seconds
+    FROM ${view.from}
+    JOIN tenants tn ON tn.tenant_id = b.tenant_id
+    ${view.where.length ? `WHERE ${view.where.join(' AND ')}` : ''}
+    GROUP BY b.tenant_id, tn.name, b.client_id, b.racing_day, b.meeting_id, b.race_number
+    ORDER BY b.racing_day, tn.name, b.tenant_id, b.client_id, b.meeting_id, b.race_number`,
+  params(viewer, { ...range, meetingId: null }));
+  return rows;
+}

@@ -1,0 +1,207 @@
+// Reads an operator's bets file for the upload client: JSON, NDJSON or CSV, into one list of bets,
+// each with the meeting and race it belongs to (spec 2.1: one meeting and race per request) and
+// where in the file it came from, so a rejected bet can be found again. Every problem in the
+// file is collected before anything is sent: a file is either sendable as a whole or not at all.
+import { parse as parseCsv } from 'csv-parse/sync';
+
+export type FileFormat = 'json' | 'ndjson' | 'csv';
+
+export interface FileBet {
+  /** Meeting id as a canonical string of digits (no leading zeros). */
+  meetingId: string;
+  raceNumber: number;
+  /** The bet as it will be sent: meeting_id and race_number removed. */
+  bet: Record<string, unknown>;
+  /** Where the bet is in the file, e.g. "line 7", "row 12", "bets[3]". */
+  at: string;
+}
+
+export class BetsFileError extends Error {
+  constructor(readonly problems: string[]) {
+    const shown = problems.slice(0, 10).join('; ');
+    super(`nothing was sent: ${shown}${problems.length > 10 ? ` (and ${problems.length - 10} more)` : ''}`);
+  }
+}
+
+// CSV cells are text: these columns become JSON booleans and numbers (spec 2.2 types). A cell
+// that does not convert is sent as text, so the service names the bet and field in its 400.
+const BOOLEANS = new Set(['resulted', 'bonus', 'back_indicator']);
+const INTEGERS = new Set(['leg', 'runner_number', 'bet_back_id']);
+const MONEY = new Set(['amount', 'price', 'payout', 'net_result', 'bet_back_amount', 'bet_back_revenue']);
+const TRUE = new Set(['true', '1', 'yes', 'y', 't']);
+const FALSE = new Set(['false', '0', 'no', 'n', 'f']);
+const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+export function detectFormat(file: string, text: string): FileFormat {
+  const lower = file.toLowerCase();
+  if (lower.endsWith('.csv')) return 'csv';
+  if (lower.endsWith('.ndjson') || lower.endsWith('.jsonl')) return 'ndjson';
+  if (lower.endsWith('.json')) return 'json';
+  const start = text.trimStart()[0];
+  if (start === '[') return 'json';
+  if (start === '{') {
+    try {
+      JSON.parse(text);
+      return 'json';
+    } catch {
+      return 'ndjson';
+    }
+  }
+  return 'csv';
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A positive integer (JSON integer or digit string) as canonical digits, else undefined. */
+export function canonicalId(value: unknown): string | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
+  if (typeof value === 'string' && /^\s*\d{1,18}\s*$/.test(value)) {
+    const digits = BigInt(value.trim()).toString();
+    return digits === '0' ? undefined : digits;
+  }
+  return undefined;
+}
+
+/** The id type of the chosen version (spec 9): V1 integers, V2 strings. Digit strings become integers for V1. */
+function coerceId(bet: Record<string, unknown>, version: 1 | 2): void {
+  const id = bet.id;
+  if (version === 2 && typeof id === 'number' && Number.isFinite(id)) bet.id = String(id);
+  if (version === 1 && typeof id === 'string' && /^\d{1,16}$/.test(id.trim()) && Number.isSafeInteger(Number(id))) bet.id = Number(id);
+}
+
+function csvValue(column: string, cell: string): unknown {
+  const text = cell.trim();
+  if (BOOLEANS.has(column)) {
+    const lower = text.toLowerCase();
+    if (TRUE.has(lower)) return true;
+    if (FALSE.has(lower)) return false;
+    return text;
+  }
+  if (MONEY.has(column) && NUMBER.test(text)) return Number(text);
+  if (INTEGERS.has(column) && /^\d{1,15}$/.test(text)) return Number(text);
+  return text;
+}
+
+/** One bet with its meeting and race (its own, or inherited from the request that holds it). */
+function toFileBet(
+  raw: unknown, at: string, version: 1 | 2, problems: string[], inherited?: { meeting_id?: unknown; race_number?: unknown },
+): FileBet | undefined {
+  if (!isObject(raw)) {
+    problems.push(`${at}: a bet must be an object`);
+    return undefined;
+  }
+  const { meeting_id: ownMeeting, race_number: ownRace, ...bet } = raw;
+  const meetingRaw = ownMeeting ?? inherited?.meeting_id;
+  const raceRaw = ownRace ?? inherited?.race_number;
+  const meetingId = canonicalId(meetingRaw);
+  const race = canonicalId(raceRaw);
+  const before = problems.length;
+  if (meetingId === undefined) {
+    problems.push(meetingRaw === undefined || meetingRaw === '' ? `${at}: meeting_id is missing` : `${at}: meeting_id must be a positive integer`);
+  }
+  if (race === undefined || race.length > 6) {
+    problems.push(raceRaw === undefined || raceRaw === '' ? `${at}: race_number is missing` : `${at}: race_number must be a positive integer`);
+  }
+  if (problems.length > before) return undefined;
+  coerceId(bet, version);
+  return { meetingId: meetingId!, raceNumber: Number(race), bet, at };
+}
+
+function fromJsonValue(value: unknown, version: 1 | 2, problems: string[]): FileBet[] {
+  const out: FileBet[] = [];
+  const push = (bet: FileBet | undefined) => bet && out.push(bet);
+  const request = (req: Record<string, unknown>, at: string) => {
+    if (!Array.isArray(req.bets)) {
+      problems.push(`${at}: "bets" must be an array`);
+      return;
+    }
+    req.bets.forEach((bet, i) => push(toFileBet(bet, `${at}bets[${i}]`, version, problems, req)));
+  };
+  if (isObject(value)) {
+    request(value, '');
+  } else if (Array.isArray(value)) {
+    // An array of upload requests (each with "bets") or an array of bets.
+    value.forEach((item, i) => {
+      if (isObject(item) && Array.isArray(item.bets)) request(item, `[${i}].`);
+      else push(toFileBet(item, `[${i}]`, version, problems));
+    });
+  } else {
+    problems.push('the JSON file must hold an array of bets, an upload request {meeting_id, race_number, bets} or an array of upload requests');
+  }
+  return out;
+}
+
+function fromNdjson(text: string, version: 1 | 2, problems: string[]): FileBet[] {
+  const out: FileBet[] = [];
+  text.split('\n').forEach((line, i) => {
+    if (!line.trim()) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      problems.push(`line ${i + 1}: not valid JSON (${(error as Error).message})`);
+      return;
+    }
+    if (isObject(value) && Array.isArray(value.bets)) {
+      value.bets.forEach((bet, j) => {
+        const b = toFileBet(bet, `line ${i + 1} bets[${j}]`, version, problems, value as Record<string, unknown>);
+        if (b) out.push(b);
+      });
+    } else {
+      const b = toFileBet(value, `line ${i + 1}`, version, problems);
+      if (b) out.push(b);
+    }
+  });
+  return out;
+}
+
+function fromCsv(text: string, version: 1 | 2, problems: string[]): FileBet[] {
+  let records: string[][];
+  try {
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false }) as string[][];
+  } catch (error) {
+    problems.push(`not valid CSV: ${(error as Error).message}`);
+    return [];
+  }
+  const [header, ...rows] = records;
+  if (!header) return [];
+  const columns = header.map((h) => h.trim());
+  const duplicate = columns.find((c, i) => columns.indexOf(c) !== i);
+  if (duplicate) problems.push(`header: column "${duplicate}" appears twice`);
+  const out: FileBet[] = [];
+  rows.forEach((cells, i) => {
+    const bet: Record<string, unknown> = {};
+    // An empty cell is an absent field (CSV has no null).
+    columns.forEach((column, j) => {
+      const cell = cells[j] ?? '';
+      if (column && cell.trim() !== '') bet[column] = csvValue(column, cell);
+    });
+    const b = toFileBet(bet, `row ${i + 2}`, version, problems);
+    if (b) out.push(b);
+  });
+  return out;
+}
+
+/** Parses a bets file; throws BetsFileError listing every problem found. */
+export function readBets(text: string, format: FileFormat, version: 1 | 2): FileBet[] {
+  const problems: string[] = [];
+  let bets: FileBet[] = [];
+  if (format === 'json') {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (error) {
+      throw new BetsFileError([`not valid JSON (${(error as Error).message})`]);
+    }
+    bets = fromJsonValue(value, version, problems);
+  } else if (format === 'ndjson') {
+    bets = fromNdjson(text, version, problems);
+  } else {
+    bets = fromCsv(text, version, problems);
+  }
+  if (problems.length) throw new BetsFileError(problems);
+  if (!bets.length) throw new BetsFileError(['the file holds no bets']);
+  return bets;
+}

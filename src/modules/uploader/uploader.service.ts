@@ -1,0 +1,152 @@
+// The upload client for operators: sends a file's batches to /public/uploadRace (V1) or
+// /public/uploadRaceV2 (V2), a few at a time, and sums up what the service answered. Used by
+// `wagerline upload` (docs/upload-client.md); it talks to the service over HTTP only.
+import { requestBody, type Batch } from './batches.ts';
+import { DEFAULT_POLICY, realHttp, sendWithRetry, type HttpDeps, type RetryPolicy } from './retry.ts';
+import { createTokenClient, TokenRefusedError, tokenEndpoint } from './token-client.ts';
+
+export interface UploadOptions {
+  apiUrl: string;
+  authUrl: string;
+  clientId: string;
+  clientSecret: string;
+  version: 1 | 2;
+  /** Batches in flight at once. */
+  concurrency?: number;
+  policy?: Partial<RetryPolicy>;
+  http?: Partial<HttpDeps>;
+  /** Called after each batch with the bets done so far. */
+  onProgress?: (doneBets: number) => void;
+}
+
+export interface BatchRejection {
+  meeting_id: number | string;
+  race_number: number;
+  bets: number;
+  status: number | null;
+  code: string | null;
+  detail: string;
+  /** The service's per-bet errors, each with `at`: where that bet is in the file. */
+  errors: Array<Record<string, unknown>>;
+}
+
+export interface UploadSummary {
+  batches: number;
+  bets: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  /** Batches the service refused (4xx), or that still failed after every retry (status null or 5xx). */
+  rejected: BatchRejection[];
+  warnings: Array<Record<string, unknown>>;
+  /** Set when the run stopped early (the credentials or scope were refused); `not_sent` batches were never sent. */
+  error?: string;
+  not_sent?: number;
+  retries: number;
+  tokens: number;
+}
+
+interface ServiceAnswer {
+  created?: number;
+  updated?: number;
+  unchanged?: number;
+  warnings?: Array<Record<string, unknown>>;
+  code?: string;
+  detail?: string;
+  errors?: Array<Record<string, unknown>>;
+}
+
+function meetingOut(batch: Batch): number | string {
+  const n = Number(batch.meetingId);
+  return Number.isSafeInteger(n) ? n : batch.meetingId;
+}
+
+function parse(text: string): ServiceAnswer {
+  try {
+    const value = JSON.parse(text);
+    return typeof value === 'object' && value !== null ? value : {};
+  } catch {
+    return {};
+  }
+}
+
+/** A 401 after a fresh token, or a 403, would fail every batch alike: the run stops. */
+class StopRun extends Error {}
+
+export async function uploadBatches(batches: Batch[], options: UploadOptions): Promise<UploadSummary> {
+  const policy = { ...DEFAULT_POLICY, ...options.policy };
+  const http = { ...realHttp(), ...options.http };
+  const tokens = createTokenClient({
+    url: tokenEndpoint(options.authUrl), clientId: options.clientId, clientSecret: options.clientSecret, policy, http,
+  });
+  const base = options.apiUrl.replace(/\/+$/, '');
+  const url = `${base}${options.version === 1 ? '/public/uploadRace' : '/public/uploadRaceV2'}`;
+  const summary: UploadSummary = {
+    batches: batches.length, bets: batches.reduce((n, b) => n + b.bets.length, 0),
+    created: 0, updated: 0, unchanged: 0, rejected: [], warnings: [], retries: 0, tokens: 0,
+  };
+  let done = 0;
+  let stopped: string | undefined;
+  let notSent = 0;
+
+  async function sendBatch(batch: Batch): Promise<void> {
+    const body = requestBody(batch);
+    let outcome;
+    for (let authTry = 1; ; authTry++) {
+      let used = '';
+      outcome = await sendWithRetry(async () => {
+        used = await tokens.get();
+        return { url, init: { method: 'POST', headers: { authorization: `Bearer ${used}`, 'content-type': 'application/json', accept: 'application/json' }, body } };
+      }, policy, http);
+      summary.retries += outcome.attempts - 1;
+      // A 401 once: the token expired or was revoked early; get a new one and send again.
+      if (outcome.ok && outcome.answer.status === 401 && authTry === 1) {
+        tokens.invalidate(used);
+        continue;
+      }
+      break;
+    }
+    const where = { meeting_id: meetingOut(batch), race_number: batch.raceNumber, bets: batch.bets.length };
+    if (!outcome.ok) {
+      summary.rejected.push({ ...where, status: null, code: null, detail: `gave up after ${outcome.attempts} attempts: ${outcome.error}`, errors: [] });
+      return;
+    }
+    const { status, text } = outcome.answer;
+    const answer = parse(text);
+    if (status === 200) {
+      summary.created += answer.created ?? 0;
+      summary.updated += answer.updated ?? 0;
+      summary.unchanged += answer.unchanged ?? 0;
+      for (const w of answer.warnings ?? []) summary.warnings.push({ meeting_id: where.meeting_id, race_number: where.race_number, ...w });
+      return;
+    }
+    const errors = (answer.errors ?? []).map((e) => (typeof e.index === 'number' && batch.at[e.index] ? { ...e, at: batch.at[e.index] } : e));
+    const detail = answer.detail ?? (text.slice(0, 300) || `HTTP ${status}`);
+    summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: status >= 500 ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors });
+    if (status === 401 || status === 403) throw new StopRun(`the service refused the client (${status} ${answer.code ?? ''}): ${detail}`);
+  }
+
+  let next = 0;
+  async function worker(): Promise<void> {
+    while (next < batches.length && stopped === undefined) {
+      const batch = batches[next++]!;
+      try {
+        await sendBatch(batch);
+      } catch (error) {
+        if (!(error instanceof StopRun || error instanceof TokenRefusedError)) throw error;
+        stopped ??= error.message;
+        if (error instanceof TokenRefusedError) notSent += 1; // this batch never went out
+      }
+      done += batch.bets.length;
+      options.onProgress?.(done);
+    }
+  }
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? 2, batches.length));
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  summary.tokens = tokens.issued;
+  if (stopped !== undefined) {
+    summary.error = stopped;
+    summary.not_sent = notSent + (batches.length - next);
+  }
+  return summary;
+}

@@ -1,0 +1,124 @@
+// The upload client (library and `wagerline upload`) against a real running wagerline service on
+// 127.0.0.1: real token endpoint, real upload endpoints, real PostgreSQL.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { toBatches } from '../src/modules/uploader/batches.ts';
+import { readBets } from '../src/modules/uploader/read-bets.ts';
+import { uploadBatches } from '../src/modules/uploader/uploader.service.ts';
+import { buildBet } from '../src/modules/reporting/bet-factory.ts';
+import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
+
+const examples = path.resolve(import.meta.dirname, '../examples');
+let ctx: TestContext;
+let base: string;
+let operator: Awaited<ReturnType<typeof seedClient>>;
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-upload-'));
+
+before(async () => {
+  ctx = await createTestApp();
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  operator = await seedClient(ctx, { agencies: ['TAB'] });
+});
+after(() => ctx.close());
+
+function env(client = operator.client) {
+  return { WAGERLINE_CLIENT_ID: client.client_id, WAGERLINE_CLIENT_SECRET: client.client_secret };
+}
+
+async function stored(meetingId: number, raceNumber: number): Promise<Record<string, unknown>[]> {
+  const res = await ctx.app.inject({ url: `/public/bets?meeting_id=${meetingId}&race_number=${raceNumber}&limit=1000`, headers: operator.auth });
+  return res.json().bets;
+}
+
+test('the library uploads 2,500 bets of two races in 1,000-bet batches with one token; again: all unchanged', async () => {
+  const lines = [];
+  for (let i = 0; i < 2500; i++) lines.push(JSON.stringify({ meeting_id: '4400', race_number: i < 2100 ? 1 : 2, ...buildBet({ id: `L-${i}` }) }));
+  const batches = toBatches(readBets(lines.join('\n'), 'ndjson', 2));
+  const opts = { apiUrl: base, authUrl: base, clientId: operator.client.client_id, clientSecret: operator.client.client_secret, version: 2 as const };
+  const first = await uploadBatches(batches, opts);
+  assert.deepEqual([first.batches, first.bets, first.created, first.updated, first.unchanged, first.tokens], [4, 2500, 2500, 0, 0, 1]);
+  assert.deepEqual(first.rejected, []);
+  assert.equal((await stored(4400, 2)).length, 400);
+  const again = await uploadBatches(batches, opts);
+  assert.deepEqual([again.created, again.updated, again.unchanged], [0, 0, 2500]);
+});
+
+test('wagerline upload sends the sample CSV (secrets from the environment) and prints one JSON summary', async () => {
+  const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.csv'), '--api-url', base, '--auth-url', `${base}/oauth/token`], env());
+  assert.equal(res.code, 0, res.stderr);
+  const summary = res.json();
+  assert.deepEqual([summary.batches, summary.bets, summary.created, summary.rejected], [2, 7, 7, []]);
+  // The 2024 sample races are long past their deadline: accepted and flagged (spec 8).
+  assert.ok(summary.warnings.some((w: { code: string; meeting_id: number }) => w.code === 'late_upload' && w.meeting_id === 1234567));
+  const race7 = await stored(1234567, 7);
+  const multiLeg2 = race7.find((b) => b.id === 'C-200101')!;
+  assert.equal(multiLeg2.leg, 2);
+  assert.equal(race7.find((b) => b.id === 'C-200103')!.exotics_selection, '1,2,3,8(BOXED)');
+});
+
+test('wagerline upload --v1 sends NDJSON from stdin to /public/uploadRace', async () => {
+  const ndjson = [1, 2].map((n) => JSON.stringify({ meeting_id: 4401, race_number: 3, ...buildBet({ id: String(9000 + n) }) })).join('\n');
+  const res = await runCli(['upload', '--file', '-', '--v1', '--api-url', base, '--auth-url', base], env(), ndjson);
+  assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.json().created, 2);
+  const bets = await stored(4401, 3);
+  assert.deepEqual(bets.map((b) => b.id), ['9001', '9002']);
+});
+
+test('a rejected batch: exit 1, the reasons and the file rows in the summary, the other races stored', async () => {
+  const file = path.join(tmp, 'mixed.json');
+  writeFileSync(file, JSON.stringify([
+    { meeting_id: 4402, race_number: 1, bets: [buildBet({ id: 'ok-1' })] },
+    { meeting_id: 4402, race_number: 2, bets: [buildBet({ id: 'ok-2' }), buildBet({ id: 'bad-1', type: 'trifecta', runner_number: undefined, exotics_selection: '1/2' })] },
+  ]));
+  const res = await runCli(['upload', '--file', file, '--api-url', base, '--auth-url', base], env());
+  assert.equal(res.code, 1);
+  const summary = res.json();
+  assert.equal(summary.created, 1);
+  assert.equal(summary.rejected.length, 1);
+  const [rejected] = summary.rejected;
+  assert.deepEqual([rejected.meeting_id, rejected.race_number, rejected.status, rejected.code], [4402, 2, 400, 'validation_failed']);
+  assert.equal(rejected.errors[0].at, '[1].bets[1]');
+  assert.equal(rejected.errors[0].field, 'bets/1/exotics_selection');
+  assert.equal((await stored(4402, 2)).length, 0);
+});
+
+test('wrong credentials: exit 1, nothing sent, the token endpoint\'s reason printed', async () => {
+  const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--api-url', base, '--auth-url', base],
+    { WAGERLINE_CLIENT_ID: operator.client.client_id, WAGERLINE_CLIENT_SECRET: 'wrong' });
+  assert.equal(res.code, 1);
+  const summary = res.json();
+  assert.equal(summary.not_sent, 3);
+  assert.match(summary.error, /401: invalid_client/);
+});
+
+test('a client without scope upload: the run stops at the first 403', async () => {
+  const reporter = await seedClient(ctx, { scopes: ['report'] });
+  const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--api-url', base, '--auth-url', base], env(reporter.client));
+  assert.equal(res.code, 1);
+  assert.match(res.json().error, /403 insufficient_scope/);
+});
+
+test('bad arguments or file: exit 2, one line on stderr, nothing on stdout', async () => {
+  const missing = path.join(tmp, 'missing.csv');
+  writeFileSync(missing, 'meeting_id,id\n1,a\n');
+  const cases: Array<[string[], Record<string, string>, RegExp]> = [
+    [['--file', missing, '--api-url', base, '--auth-url', base], env(), /row 2: race_number is missing/],
+    [['--file', path.join(tmp, 'nope.json'), '--api-url', base, '--auth-url', base], env(), /cannot read/],
+    [['--file', missing, '--api-url', 'ftp://x', '--auth-url', base], env(), /--api-url must be an http/],
+    [['--file', missing, '--api-url', base, '--auth-url', base, '--batch-size', '1001'], env(), /batch-size.*1 to 1000/],
+    [['--file', missing, '--api-url', base, '--auth-url', base], {}, /client-id/],
+  ];
+  for (const [args, vars, pattern] of cases) {
+    const res = await runCli(['upload', ...args], vars);
+    assert.equal(res.code, 2, `${args.join(' ')}: ${res.stderr}`);
+    assert.equal(res.stdout, '');
+    assert.match(res.stderr, pattern);
+  }
+});
