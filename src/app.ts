@@ -16,13 +16,20 @@ import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
+import { registerReportingRoutes } from './modules/reporting/reporting.http.ts';
+import { registerReportRoutes } from './modules/reports/reports.http.ts';
+import { createReportsService } from './modules/reports/reports.service.ts';
+import { createReportingService } from './modules/reporting/reporting.service.ts';
 import type { TokenService } from './modules/auth/tokens.service.ts';
+import type { WalletService } from './modules/wallet/wallet.service.ts';
 
 export interface AppDeps {
   config: Config;
   db: Pool;
   tokens: TokenService;
   registry?: Registry;
+  /** Wallet integration (reserve, enqueue of durable calls) for the modules that cause wallet calls. */
+  wallet?: WalletService;
   clock?: () => Date;
   /** pino options, or false for no logs (tests). */
   logger?: boolean | Record<string, unknown>;
@@ -78,5 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerAuthenticate(app, deps.tokens);
   registerOpsRoutes(app, deps.db, deps.tokens);
   registerTokenRoute(app, deps.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
+  registerReportRoutes(app, createReportsService({ db: deps.db }));
+  registerReportingRoutes(app, createReportingService({ db: deps.db, config, clock: deps.clock ?? (() => new Date()) }), config);
   return app;
 }

@@ -13,6 +13,14 @@ type Parser<T> = (raw: string, name: string) => T;
 
 const text: Parser<string> = (raw) => raw;
 
+// A comma-separated list of codes (letters, digits, _ and -), upper-cased, at least one.
+const codeList: Parser<readonly string[]> = (raw, name) => {
+  const codes = raw.split(',').map((c) => c.trim().toUpperCase()).filter(Boolean);
+  const wrong = codes.find((c) => !/^[A-Z0-9_-]{1,32}$/.test(c));
+  if (!codes.length || wrong !== undefined) throw new ConfigError(name, `must be a comma-separated list of codes, got "${raw}"`);
+  return Object.freeze([...new Set(codes)]);
+};
+
 function integer(min: number, max: number): Parser<number> {
   return (raw, name) => {
     if (!/^\d+$/.test(raw)) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
@@ -77,6 +85,12 @@ export const SETTINGS = {
   WAGERLINE_TOKEN_RATE_LIMIT: setting(integer(1, 100000), 'Token requests allowed per client address per minute.', '120'),
   WAGERLINE_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by ordinary routes (uploads have their own limit).', '1048576'),
   WAGERLINE_UPLOAD_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by the upload routes.', '8388608'),
+  WAGERLINE_UPLOAD_USER_STATES: setting(codeList, 'Comma-separated values accepted in an uploaded bet\'s user_state (case-insensitive).', 'NSW,VIC,QLD,SA,WA,TAS,NT,ACT'),
+  WAGERLINE_WALLET_TIMEOUT_MS: setting(integer(10, 600000), 'Bound on one wallet HTTP call, connect to last byte (spec 8: 10 seconds).', '10000'),
+  WAGERLINE_WALLET_LEASE_MS: setting(integer(1000, 3600000), 'How long a claimed wallet call stays leased to its sender (renewed while in flight); after a crash it is re-sent once this runs out. Must exceed WAGERLINE_WALLET_TIMEOUT_MS.', '15000'),
+  WAGERLINE_WALLET_WORKER: setting(oneOf('on', 'off'), 'Whether serve runs the wallet delivery worker.', 'on'),
+  WAGERLINE_WALLET_POLL_MS: setting(integer(50, 600000), 'How often the wallet worker looks for due calls besides LISTEN/NOTIFY wake-ups (retries, expired leases).', '1000'),
+  WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

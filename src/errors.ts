@@ -17,6 +17,10 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, title: 'Service unavailable' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   client_not_found: { status: 404, title: 'Operator client not found' },
+  // wallet module
+  wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
+  wallet_call_not_found: { status: 404, title: 'Wallet call not found' },
+  wallet_call_not_failed: { status: 409, title: 'Wallet call is not parked as failed' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

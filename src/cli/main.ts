@@ -2,7 +2,12 @@
 // errors go to stderr; a bad argument is a one-line error and a non-zero exit.
 import { Command } from 'commander';
 import { registerCoreCommands } from './commands/core.ts';
+import { registerMeetingCommands } from './commands/meetings.ts';
 import { registerTenantCommands } from './commands/tenants.ts';
+import { registerUploadCommand } from './commands/upload.ts';
+import { registerWalletCommands } from './commands/wallet.ts';
+import { registerWalletCheckCommand } from './commands/wallet-check.ts';
+import { registerWalletSandboxCommand } from './commands/wallet-sandbox.ts';
 
 export function buildProgram(): Command {
   const program = new Command('wagerline')
@@ -10,7 +15,11 @@ export function buildProgram(): Command {
       'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
     .showHelpAfterError('(run with --help for usage)');
   registerCoreCommands(program);
-  registerTenantCommands(program);
+  registerMeetingCommands(program);
+  registerWalletCommands(program, registerTenantCommands(program));
+  registerWalletSandboxCommand(program);
+  registerWalletCheckCommand(program);
+  registerUploadCommand(program);
   return program;
 }
 

@@ -1,0 +1,67 @@
+// `wagerline wallet-check`: the conformance checker (docs/wallet-check.md). A table on stderr, one
+// JSON object on stdout, exit 0 only when every check passes.
+import { writeFileSync } from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { runWalletCheck, type CheckAuth } from '../../tools/wallet-check/index.ts';
+import { html, markdown, table } from '../../tools/wallet-check/report.ts';
+import { emit, fail } from '../run.ts';
+
+interface Opts {
+  url: string; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string; apiKey?: string;
+  apiKeyHeader: string; user?: string; amountUnit: 'dollars' | 'cents'; timeoutMs: number; report?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function reportFormat(path: string): 'html' | 'md' {
+  if (/\.html?$/i.test(path)) return 'html';
+  if (/\.(md|markdown)$/i.test(path)) return 'md';
+  return fail(`--report must name a .html or .md file, got "${path}"`, 2);
+}
+
+async function run(opts: Opts): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(opts.url);
+  } catch {
+    return fail(`--url is not a URL: "${opts.url}"`, 2);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('--url must be http:// or https://', 2);
+  let auth: CheckAuth;
+  if (opts.auth === 'api_key') {
+    if (!opts.apiKey) fail('--auth api_key needs --api-key', 2);
+    auth = { kind: 'api_key', apiKey: opts.apiKey, header: opts.apiKeyHeader };
+  } else {
+    if (!opts.clientId || !opts.clientSecret) fail('--auth client_credentials needs --client-id and --client-secret', 2);
+    auth = { kind: 'client_credentials', clientId: opts.clientId, clientSecret: opts.clientSecret };
+  }
+  if (opts.user && !UUID.test(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
+  const format = opts.report ? reportFormat(opts.report) : undefined;
+  const report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs });
+  process.stderr.write(`${table(report)}\n`);
+  if (opts.report) {
+    writeFileSync(opts.report, format === 'html' ? html(report) : markdown(report));
+  }
+  emit({ ...report, ...(opts.report ? { report: opts.report } : {}) });
+  process.exitCode = report.failed ? 1 : 0;
+}
+
+export function registerWalletCheckCommand(program: Command): void {
+  program
+    .command('wallet-check')
+    .description('Check an operator wallet against spec 4.3 (docs/wallet-check.md). Table on stderr, {passed, failed, checks} on stdout; exit 0 only if all pass')
+    .requiredOption('--url <wallet_url>', 'base URL of the wallet (the paths /auth/token, /reserve, ... are appended)')
+    .addOption(new Option('--auth <kind>', 'how to authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))
+    .option('--client-id <id>', 'client_credentials: client id')
+    .option('--client-secret <secret>', 'client_credentials: client secret')
+    .option('--api-key <key>', 'api_key: the key')
+    .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
+    .option('--user <uuid>', 'the test user to make calls for (needs about 50.00 cash); default a fresh UUID')
+    .addOption(new Option('--amount-unit <unit>', 'wire unit of amounts').choices(['dollars', 'cents']).default('dollars'))
+    .option('--timeout-ms <n>', 'bound on every call (spec 8: 10 s)', (raw: string) => {
+      if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive whole number');
+      return Number(raw);
+    }, 10_000)
+    .option('--report <file>', 'also write a shareable report (.html or .md)')
+    .action((opts: Opts) => run(opts));
+}

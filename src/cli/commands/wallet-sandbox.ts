@@ -1,0 +1,100 @@
+// `wagerline wallet-sandbox`: the reference wallet (docs/wallet-sandbox.md) as a long-running
+// server. Prints one JSON line with its URL and credentials when ready; stops on SIGINT/SIGTERM.
+import { randomBytes } from 'node:crypto';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { openDatabase, type Database } from '../../db/database.ts';
+import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxAuth } from '../../tools/wallet-sandbox/index.ts';
+import { config, describeError, emit, fail } from '../run.ts';
+
+interface Opts {
+  host: string; port: number; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string;
+  apiKey?: string; apiKeyHeader: string; openingBalance: string; openingBonus: string; latencyMs: number;
+  failRate: number; break: BreakMode[]; slowMs: number; memory?: boolean; amountUnit: 'dollars' | 'cents'; schema: string;
+}
+
+function int(name: string, min: number, max: number) {
+  return (raw: string) => {
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}`);
+    return Number(raw);
+  };
+}
+
+function rate(raw: string): number {
+  const value = Number(raw);
+  if (!/^\d*\.?\d+$/.test(raw) || value > 1) throw new InvalidArgumentError('must be a number from 0 to 1');
+  return value;
+}
+
+function amount(raw: string): string {
+  if (!/^\d+(\.\d{1,2})?$/.test(raw)) throw new InvalidArgumentError('must be an amount in dollars with at most two decimals');
+  return raw;
+}
+
+function breaks(raw: string, previous: BreakMode[] = []): BreakMode[] {
+  const modes = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  for (const mode of modes) {
+    if (!(BREAK_MODES as readonly string[]).includes(mode)) throw new InvalidArgumentError(`unknown break mode "${mode}"; one of ${BREAK_MODES.join(', ')}`);
+  }
+  return [...previous, ...(modes as BreakMode[])];
+}
+
+async function run(opts: Opts): Promise<void> {
+  const secret = () => randomBytes(18).toString('base64url');
+  const auth: SandboxAuth = opts.auth === 'api_key'
+    ? { kind: 'api_key', apiKey: opts.apiKey ?? secret(), header: opts.apiKeyHeader }
+    : { kind: 'client_credentials', clientId: opts.clientId ?? 'wallet-sandbox', clientSecret: opts.clientSecret ?? secret() };
+  let database: Database | undefined;
+  try {
+    if (!opts.memory) database = await openDatabase(config(), (line) => process.stderr.write(`${line.trimEnd()}\n`));
+    const sandbox = await startWalletSandbox({
+      host: opts.host, port: opts.port, auth, amountUnit: opts.amountUnit, openingBalance: opts.openingBalance,
+      openingBonus: opts.openingBonus, latencyMs: opts.latencyMs, failRate: opts.failRate, breaks: opts.break, slowMs: opts.slowMs,
+      store: database ? { kind: 'postgres', pool: database.pool, schema: opts.schema } : { kind: 'memory' },
+    });
+    const stop = () => {
+      sandbox.close().then(() => database?.close()).then(() => process.exit(0), () => process.exit(1));
+    };
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    emit({
+      url: sandbox.url,
+      auth: auth.kind,
+      ...(auth.kind === 'api_key'
+        ? { api_key: auth.apiKey, api_key_header: auth.header }
+        : { client_id: auth.clientId, client_secret: auth.clientSecret }),
+      store: database ? 'postgres' : 'memory',
+      ...(database ? { schema: opts.schema } : {}),
+      amount_unit: opts.amountUnit,
+      opening_balance: opts.openingBalance,
+      opening_bonus: opts.openingBonus,
+      breaks: opts.break,
+      pid: process.pid,
+    });
+  } catch (error) {
+    await database?.close().catch(() => undefined);
+    fail(describeError(error));
+  }
+}
+
+export function registerWalletSandboxCommand(program: Command): void {
+  program
+    .command('wallet-sandbox')
+    .description('Run the reference operator wallet (spec 4.3) on 127.0.0.1. Prints one JSON line {url, auth, credentials, ...} when ready; see docs/wallet-sandbox.md')
+    .option('--host <address>', 'address to listen on', '127.0.0.1')
+    .option('--port <n>', 'port to listen on (0: any free port)', int('--port', 0, 65535), 9090)
+    .addOption(new Option('--auth <kind>', 'how callers authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))
+    .option('--client-id <id>', 'client_credentials: the client id (default wallet-sandbox)')
+    .option('--client-secret <secret>', 'client_credentials: the secret (default: generated)')
+    .option('--api-key <key>', 'api_key: the key (default: generated)')
+    .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
+    .option('--opening-balance <dollars>', 'cash balance of a user seen for the first time', amount, '1000.00')
+    .option('--opening-bonus <dollars>', 'bonus balance of a user seen for the first time', amount, '0.00')
+    .option('--latency-ms <n>', 'delay before every transaction call is processed', int('--latency-ms', 0, 600_000), 0)
+    .option('--fail-rate <r>', 'share (0..1) of transaction calls answered 503 SIMULATED_FAILURE', rate, 0)
+    .option('--break <modes>', `misbehave on purpose (repeatable or comma-separated): ${BREAK_MODES.join(', ')}`, breaks, [])
+    .option('--slow-ms <n>', 'delay of --break slow', int('--slow-ms', 0, 600_000), 11_000)
+    .option('--memory', 'keep state in memory instead of the configured PostgreSQL')
+    .option('--schema <name>', 'PostgreSQL schema of the sandbox state', 'wallet_sandbox')
+    .addOption(new Option('--amount-unit <unit>', 'how wire amounts are read').choices(['dollars', 'cents']).default('dollars'))
+    .action((opts: Opts) => run(opts));
+}

@@ -1,0 +1,98 @@
+// tenant set-wallet; wallet calls | failed | retry | resolve | worker.
+import type { Command } from 'commander';
+import { createWalletService } from '../../modules/wallet/wallet.service.ts';
+import { openRuntime, type Runtime } from '../../runtime.ts';
+import { config, describeError, emit, fail, withRuntime } from '../run.ts';
+
+const walletOf = (rt: Runtime) => createWalletService({ db: rt.database.pool, box: rt.box, config: rt.config });
+
+function positiveInt(value: string): number {
+  if (!/^\d+$/.test(value)) fail(`--concurrency must be a whole number, got "${value}"`, 2);
+  return Number(value);
+}
+
+interface SetWalletOptions {
+  url: string;
+  auth: 'client_credentials' | 'api_key';
+  clientId?: string;
+  clientSecret?: string;
+  apiKey?: string;
+  apiKeyHeader?: string;
+  signingSecret?: string;
+  amountUnit?: string;
+  concurrency?: number;
+}
+
+export function registerWalletCommands(program: Command, tenant: Command): void {
+  tenant
+    .command('set-wallet')
+    .description('Configure the operator wallet of a tenant (spec 4.3, 5.3). Secrets are stored sealed and never printed. Prints the configuration without secrets')
+    .argument('<tenant_id>')
+    .requiredOption('--url <wallet_url>', 'base URL of the wallet; calls go to <url>/reserve, <url>/confirm, ...')
+    .requiredOption('--auth <kind>', 'client_credentials or api_key')
+    .option('--client-id <id>', 'client_credentials: client id for <url>/auth/token')
+    .option('--client-secret <secret>', 'client_credentials: client secret')
+    .option('--api-key <key>', 'api_key: the shared key')
+    .option('--api-key-header <name>', 'api_key: header that carries the key', 'x-api-key')
+    .option('--signing-secret <secret>', 'sign every call: X-Wagerline-Timestamp and X-Wagerline-Signature (docs/wallet.md)')
+    .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
+    .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', positiveInt, 50)
+    .action((tenantId: string, opts: SetWalletOptions) =>
+      withRuntime(async (rt) => {
+        const service = walletOf(rt);
+        try {
+          return await service.setWallet({
+            tenantId, ...opts,
+            ...(opts.auth === 'client_credentials' && { apiKeyHeader: undefined }),
+          });
+        } finally {
+          await service.close();
+        }
+      }),
+    );
+
+  const wallet = program.command('wallet').description('Wallet calls: inspect, retry parked calls, run the delivery worker');
+  wallet
+    .command('calls')
+    .description('Every wallet call of a bet, in order, with every attempt. Prints {"bet_id", "calls": [...]}')
+    .requiredOption('--bet <bet_id>', 'bet id (UUID)')
+    .action((opts: { bet: string }) => withRuntime((rt) => walletOf(rt).callsOfBet(opts.bet)));
+  wallet
+    .command('failed')
+    .description('Calls parked as failed (retries spent, or refused for good). Prints {"count", "calls": [...]}')
+    .option('--tenant <tenant_id>', 'only this tenant')
+    .action((opts: { tenant?: string }) => withRuntime((rt) => walletOf(rt).failed(opts.tenant)));
+  wallet
+    .command('retry')
+    .description('Re-queue a parked call (same transactionId, fresh retry budget); its bet\'s later calls follow it. Prints the call')
+    .argument('<call_id>', 'the call\'s id (its transactionId)')
+    .action((callId: string) => withRuntime((rt) => walletOf(rt).retry(callId)));
+  wallet
+    .command('resolve')
+    .description('Close a parked call without sending it (settled with the operator by other means); unblocks its bet. Prints the call')
+    .argument('<call_id>')
+    .requiredOption('--note <text>', 'why, for the record')
+    .action((callId: string, opts: { note: string }) => withRuntime((rt) => walletOf(rt).resolve(callId, opts.note)));
+  wallet
+    .command('worker')
+    .description('Run only the wallet delivery worker (serve runs it too unless WAGERLINE_WALLET_WORKER=off). Prints {"worker_id", "pid"}; stops on SIGTERM/SIGINT')
+    .action(async () => {
+      try {
+        const rt = await openRuntime(config());
+        const service = createWalletService({
+          db: rt.database.pool, box: rt.box, config: rt.config, listenUrl: rt.database.url,
+          log: (message, fields) => process.stderr.write(`${JSON.stringify({ msg: message, ...fields })}\n`),
+        });
+        const worker = service.createWorker();
+        await worker.start();
+        emit({ worker_id: worker.workerId, pid: process.pid });
+        const stop = () => {
+          void worker.stop().then(() => service.close()).then(() => rt.close()).then(() => process.exit(0), () => process.exit(1));
+        };
+        process.once('SIGTERM', stop);
+        process.once('SIGINT', stop);
+      } catch (error) {
+        fail(describeError(error));
+      }
+    });
+}

@@ -1,0 +1,58 @@
+// What a wallet response means, and when a failed call is tried again (spec 2.6, 7.2, 8).
+// Pure functions: the worker and the synchronous reserve share them, and unit tests pin them.
+
+/** spec 8: up to five retries after the first failure, 5 min, 10 min, 20 min, then hourly. */
+export const RETRY_DELAYS_MS: readonly number[] = [5, 10, 20, 60, 60].map((minutes) => minutes * 60_000);
+export const MAX_RETRIES = RETRY_DELAYS_MS.length;
+
+export type Verdict =
+  /** 2xx with a JSON body whose success is true. */
+  | 'success'
+  /** Outcome unknown or temporary: network error, timeout, 5xx, 408, 429, a body that is not the spec's. */
+  | 'retry'
+  /** The wallet refused the transaction for good: any other 4xx. */
+  | 'final'
+  /** 401: renew the token once and send again at once. */
+  | 'unauthorized';
+
+export interface Classified {
+  verdict: Verdict;
+  /** The error body's code and message when the wallet sent the spec's error shape (2.6). */
+  code?: string;
+  message?: string;
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+export function classifyResponse(status: number, bodyText: string): Classified {
+  const body = parseJson(bodyText) as Record<string, unknown> | undefined;
+  const shaped = body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
+  const code = typeof shaped?.code === 'string' ? shaped.code : undefined;
+  const message = typeof shaped?.message === 'string' ? shaped.message : undefined;
+  const details = { ...(code !== undefined && { code }), ...(message !== undefined && { message }) };
+  if (status >= 200 && status < 300) {
+    // A 2xx without {success: true} says nothing certain: treat it as an unknown outcome.
+    return shaped?.success === true ? { verdict: 'success' } : { verdict: 'retry', ...details };
+  }
+  if (status === 401) return { verdict: 'unauthorized', ...details };
+  if (status === 408 || status === 429 || status >= 500) return { verdict: 'retry', ...details };
+  if (status >= 400) return { verdict: 'final', ...details };
+  return { verdict: 'retry', ...details }; // 1xx/3xx: not an answer (redirects are not followed)
+}
+
+export type NextStep =
+  | { status: 'pending'; nextAttemptAt: Date; failures: number }
+  | { status: 'failed'; failures: number };
+
+/** After a failed attempt: when to try again, or park the call when the retries are spent. */
+export function afterFailure(failuresBefore: number, verdict: 'retry' | 'final', now: Date): NextStep {
+  const failures = failuresBefore + 1;
+  if (verdict === 'final' || failures > MAX_RETRIES) return { status: 'failed', failures };
+  return { status: 'pending', failures, nextAttemptAt: new Date(now.getTime() + RETRY_DELAYS_MS[failures - 1]!) };
+}

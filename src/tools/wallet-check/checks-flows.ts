@@ -1,0 +1,114 @@
+// Checks of the money flows of spec 2.4 and 3: token endpoint, reserve/confirm/settleBet (full and
+// partial acceptance), reserve/refundBet, each debit and credit transactionType, the bonus flag.
+import { confirmBody, CREDIT_TYPES, creditBody, DEBIT_TYPES, debitBody, newBet, refundBetBody, reserveBody, settleBetBody } from './bodies.ts';
+import { describe } from './client.ts';
+import { expectSuccess, fail, tracker, type Ctx } from './expect.ts';
+
+export interface Check {
+  name: string;
+  run(ctx: Ctx): Promise<string>;
+}
+
+const verified = (ctx: Ctx) => (ctx.inspect ? 'balances verified' : 'answers only (no GET /balances to verify balances)');
+
+const tokenEndpoint: Check = {
+  name: 'token endpoint',
+  async run(ctx) {
+    let token;
+    try {
+      token = await ctx.client.requestToken();
+    } catch {
+      return 'not applicable: API-key authentication (spec 5.3)';
+    }
+    const body = token.json as Record<string, unknown> | undefined;
+    if (token.status !== 200 || !body) fail(`POST /auth/token: expected 200 with a JSON body, got ${describe(token)}`);
+    const problems = [
+      typeof body.access_token === 'string' && body.access_token ? '' : 'access_token (non-empty string)',
+      Number.isInteger(body.expires_in) && (body.expires_in as number) > 0 ? '' : 'expires_in (positive integer)',
+      typeof body.token_type === 'string' && body.token_type.toLowerCase() === 'bearer' ? '' : 'token_type ("bearer")',
+      'scope' in body && (body.scope === null || typeof body.scope === 'string') ? '' : 'scope (null or string)',
+    ].filter(Boolean);
+    if (problems.length) fail(`the token response (spec 2.3) lacks ${problems.join(', ')}: ${describe(token)}`);
+    const wrong = await ctx.client.requestToken('wallet-check-wrong-secret');
+    if (wrong.status === undefined || wrong.status < 400 || wrong.status >= 500) {
+      fail(`a wrong client_secret must be refused with a 4xx, got ${describe(wrong)}`);
+    }
+    return `token_type ${String(body.token_type)}, expires_in ${String(body.expires_in)} s; a wrong secret gets ${wrong.status}`;
+  },
+};
+
+function betFlow(name: string, reserved: number, accepted: number, payout: number): Check {
+  return {
+    name,
+    async run(ctx) {
+      const moved = await tracker(ctx);
+      const bet = newBet(ctx.userId);
+      expectSuccess(await ctx.client.post('reserve', reserveBody(bet, reserved, ctx.unit)), 'reserve');
+      await moved('after reserve (funds held)', { cash: -reserved });
+      expectSuccess(await ctx.client.post('confirm', confirmBody(bet, accepted, ctx.unit)), 'confirm');
+      await moved(`after confirm of ${accepted / 100} of ${reserved / 100} (the rest released)`, { cash: -accepted });
+      expectSuccess(await ctx.client.post('settleBet', settleBetBody(bet, payout, ctx.unit)), 'settleBet');
+      await moved('after settleBet (winnings to cash)', { cash: payout - accepted });
+      return verified(ctx);
+    },
+  };
+}
+
+const refundFlow: Check = {
+  name: 'reserve → refundBet',
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    const bet = newBet(ctx.userId);
+    expectSuccess(await ctx.client.post('reserve', reserveBody(bet, 1000, ctx.unit)), 'reserve');
+    await moved('after reserve', { cash: -1000 });
+    expectSuccess(await ctx.client.post('refundBet', refundBetBody(bet, 1000, ctx.unit)), 'refundBet');
+    await moved('after refundBet (reservation released)', {});
+    return verified(ctx);
+  },
+};
+
+const debits: Check[] = DEBIT_TYPES.map((type) => ({
+  name: `debit (${type})`,
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    expectSuccess(await ctx.client.post('debit', debitBody(newBet(ctx.userId), 100, ctx.unit, type)), `debit ${type}`);
+    await moved(`after debit ${type}`, { cash: -100 });
+    return verified(ctx);
+  },
+}));
+
+const credits: Check[] = CREDIT_TYPES.map((type) => ({
+  name: `credit (${type})`,
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    expectSuccess(await ctx.client.post('credit', creditBody(newBet(ctx.userId), 100, ctx.unit, type)), `credit ${type}`);
+    await moved(`after credit ${type}`, { cash: 100 });
+    return verified(ctx);
+  },
+}));
+
+const bonusFlag: Check = {
+  name: 'bonus flag',
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    const bet = newBet(ctx.userId, true);
+    expectSuccess(await ctx.client.post('credit', creditBody(bet, 200, ctx.unit, 'adjustreversetransaction')), 'credit with bonusFlag true');
+    await moved('after a bonus credit (bonus balance, not cash)', { bonus: 200 });
+    expectSuccess(await ctx.client.post('reserve', reserveBody(bet, 200, ctx.unit)), 'reserve with bonusFlag true');
+    await moved('after a bonus reserve', {});
+    expectSuccess(await ctx.client.post('confirm', confirmBody(bet, 200, ctx.unit)), 'confirm with bonusFlag true');
+    expectSuccess(await ctx.client.post('settleBet', settleBetBody(bet, 300, ctx.unit)), 'settleBet of a bonus bet');
+    await moved('after settleBet of a bonus bet (winnings go to cash, spec 2.4)', { cash: 300 });
+    return verified(ctx);
+  },
+};
+
+export const FLOW_CHECKS: Check[] = [
+  tokenEndpoint,
+  betFlow('reserve → confirm (full) → settleBet', 1000, 1000, 2500),
+  betFlow('reserve → confirm (partial) → settleBet', 1000, 600, 1200),
+  refundFlow,
+  ...debits,
+  ...credits,
+  bonusFlag,
+];

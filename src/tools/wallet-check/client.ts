@@ -1,0 +1,111 @@
+// The checker's HTTP side: authentication (spec 5.3), one POST per call with the 10 s bound of
+// spec 8 over the whole exchange, and a record of every call's time for the response-time check.
+import { performance } from 'node:perf_hooks';
+
+export type CheckAuth =
+  | { kind: 'client_credentials'; clientId: string; clientSecret: string }
+  | { kind: 'api_key'; apiKey: string; header?: string };
+
+export interface Outcome {
+  /** undefined when no HTTP answer came (timeout, network error). */
+  status?: number;
+  text: string;
+  /** The parsed JSON body, undefined when the body is not JSON. */
+  json?: unknown;
+  ms: number;
+  error?: string;
+}
+
+export interface TimedCall {
+  op: string;
+  ms: number;
+  status?: number;
+  timedOut: boolean;
+}
+
+/** After this many calls without an answer within the bound, later calls are not sent. */
+const GIVE_UP_AFTER_TIMEOUTS = 3;
+
+export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: number) {
+  const url = baseUrl.replace(/\/+$/, '');
+  const calls: TimedCall[] = [];
+  let token: string | undefined;
+
+  async function send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<Outcome> {
+    const timeouts = calls.filter((c) => c.timedOut).length;
+    if (timeouts >= GIVE_UP_AFTER_TIMEOUTS) {
+      return { text: '', ms: 0, error: `not sent: ${timeouts} calls already got no answer within ${timeoutMs} ms` };
+    }
+    const started = performance.now();
+    const op = path.replace(/^\//, '').split('?')[0]!;
+    try {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      const text = await res.text();
+      const ms = Math.round(performance.now() - started);
+      calls.push({ op, ms, status: res.status, timedOut: false });
+      let json: unknown;
+      try {
+        json = text ? JSON.parse(text) : undefined;
+      } catch {
+        json = undefined;
+      }
+      return { status: res.status, text, json, ms };
+    } catch (error) {
+      const ms = Math.round(performance.now() - started);
+      const e = error as Error & { cause?: { code?: string; message?: string } };
+      const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
+      calls.push({ op, ms, timedOut });
+      return { text: '', ms, error: timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
+    }
+  }
+
+  async function requestToken(clientSecret?: string): Promise<Outcome> {
+    if (auth.kind !== 'client_credentials') throw new Error('no token endpoint with API-key authentication');
+    return send('POST', '/auth/token', {}, {
+      grant_type: 'client_credentials', client_id: auth.clientId, client_secret: clientSecret ?? auth.clientSecret,
+    });
+  }
+
+  async function authHeaders(): Promise<Record<string, string>> {
+    if (auth.kind === 'api_key') return { [auth.header ?? 'x-api-key']: auth.apiKey };
+    if (!token) {
+      const res = await requestToken();
+      const t = (res.json as { access_token?: unknown } | undefined)?.access_token;
+      if (typeof t !== 'string') throw new Error(`cannot get a token from /auth/token: ${describe(res)}`);
+      token = t;
+    }
+    return { authorization: `Bearer ${token}` };
+  }
+
+  /** Headers that carry a credential the wallet must refuse. */
+  function invalidAuthHeaders(): Record<string, string> {
+    if (auth.kind === 'api_key') return { [auth.header ?? 'x-api-key']: `${auth.apiKey}-invalid` };
+    return { authorization: 'Bearer wallet-check-invalid-token' };
+  }
+
+  return {
+    calls,
+    requestToken,
+    invalidAuthHeaders,
+    async post(op: string, body: unknown, headers?: Record<string, string>): Promise<Outcome> {
+      return send('POST', `/${op}`, headers ?? (await authHeaders()), body);
+    },
+    async get(path: string): Promise<Outcome> {
+      return send('GET', path, await authHeaders());
+    },
+  };
+}
+
+export type CheckClient = ReturnType<typeof createCheckClient>;
+
+/** One line saying what came back: status and the start of the body, or the error. */
+export function describe(o: Outcome): string {
+  if (o.error) return o.error;
+  const body = o.text.length > 160 ? `${o.text.slice(0, 160)}…` : o.text;
+  return `HTTP ${o.status} ${body || '(empty body)'}`;
+}

@@ -1,0 +1,102 @@
+// What the checks expect of a wallet's answers (spec 2.6) and of its balances.
+import { describe, type CheckClient, type Outcome } from './client.ts';
+import type { AmountUnit } from './bodies.ts';
+
+export class CheckFailure extends Error {}
+
+export function fail(message: string): never {
+  throw new CheckFailure(message);
+}
+
+export interface Ctx {
+  client: CheckClient;
+  unit: AmountUnit;
+  userId: string;
+  /** Whether the wallet exposes GET /balances/{userId} (the sandbox does): effects are then verified by balance. */
+  inspect: boolean;
+  timeoutMs: number;
+}
+
+/** spec 2.6: a success is a 2xx whose JSON body has success: true. */
+export function isSuccess(o: Outcome): boolean {
+  return o.status !== undefined && o.status >= 200 && o.status < 300 && (o.json as { success?: unknown } | undefined)?.success === true;
+}
+
+export function expectSuccess(o: Outcome, what: string): Outcome {
+  if (!isSuccess(o)) fail(`${what}: expected a 2xx with {"success": true}, got ${describe(o)}`);
+  return o;
+}
+
+/** spec 2.6 error body: message (string), code (string), statusCode (integer, the HTTP status). */
+export function errorShapeProblem(o: Outcome): string | undefined {
+  if (o.status === undefined) return describe(o);
+  const body = o.json as Record<string, unknown> | undefined;
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return `the error body is not a JSON object: ${describe(o)}`;
+  const missing = [
+    typeof body.message === 'string' ? '' : 'message (string)',
+    typeof body.code === 'string' && body.code ? '' : 'code (string)',
+    Number.isInteger(body.statusCode) ? '' : 'statusCode (integer)',
+  ].filter(Boolean);
+  if (missing.length) return `the error body lacks ${missing.join(', ')}: ${describe(o)}`;
+  if (body.statusCode !== o.status) return `statusCode ${String(body.statusCode)} differs from the HTTP status ${o.status}`;
+  return undefined;
+}
+
+export function expectRefusal(o: Outcome, what: string): string {
+  if (o.status === undefined) fail(`${what}: ${describe(o)}`);
+  if (isSuccess(o) || o.status < 400 || o.status >= 500) fail(`${what}: expected a 4xx error, got ${describe(o)}`);
+  const problem = errorShapeProblem(o);
+  if (problem) fail(`${what}: ${problem}`);
+  return `${o.status} ${(o.json as { code: string }).code}`;
+}
+
+/** The spec 2.6 part of an answer: status, success, code. Extra fields may differ between a call and its replay. */
+export function specPart(o: Outcome): string {
+  const body = o.json as { success?: unknown; code?: unknown } | undefined;
+  return JSON.stringify([o.status ?? o.error, body?.success ?? null, body?.code ?? null]);
+}
+
+export interface Money {
+  cash: number;
+  bonus: number;
+}
+
+function toCents(value: unknown): number | undefined {
+  const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
+  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
+  if (!m) return undefined;
+  const cents = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
+  return m[1] ? -cents : cents;
+}
+
+/** GET /balances/{userId} → cash and bonus in cents (decimal dollars on the wire), or undefined. */
+export async function readBalances(ctx: Pick<Ctx, 'client' | 'userId'>): Promise<Money | undefined> {
+  const o = await ctx.client.get(`/balances/${encodeURIComponent(ctx.userId)}`);
+  const body = o.json as { cash?: unknown; bonus?: unknown } | undefined;
+  if (o.status !== 200 || !body) return undefined;
+  const cash = toCents(body.cash);
+  const bonus = toCents(body.bonus);
+  return cash === undefined || bonus === undefined ? undefined : { cash, bonus };
+}
+
+export function dollars(cents: number): string {
+  const sign = cents < 0 ? '-' : '+';
+  const abs = Math.abs(cents);
+  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+}
+
+/** A balance tracker: `expect(delta)` checks the change since `start` (only when the wallet can be inspected). */
+export async function tracker(ctx: Ctx) {
+  const start = ctx.inspect ? await readBalances(ctx) : undefined;
+  if (ctx.inspect && !start) fail('GET /balances stopped answering');
+  return async (what: string, delta: Partial<Money>): Promise<void> => {
+    if (!start) return;
+    const now = await readBalances(ctx);
+    if (!now) fail(`${what}: GET /balances did not answer`);
+    const want = { cash: delta.cash ?? 0, bonus: delta.bonus ?? 0 };
+    const got = { cash: now.cash - start.cash, bonus: now.bonus - start.bonus };
+    if (got.cash !== want.cash || got.bonus !== want.bonus) {
+      fail(`${what}: balances moved cash ${dollars(got.cash)}, bonus ${dollars(got.bonus)}; expected cash ${dollars(want.cash)}, bonus ${dollars(want.bonus)}`);
+    }
+  };
+}

@@ -1,0 +1,88 @@
+// The real commands, as an operator runs them: `bin/wagerline wallet-sandbox` as a child process
+// and `bin/wagerline wallet-check` against it.
+import assert from 'node:assert/strict';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli, startCli } from '../../../test/helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+
+let dir: string;
+let db: TestDatabase;
+const children: ChildProcess[] = [];
+before(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'wallet-check-'));
+  db = await freshDatabase({ empty: true });
+});
+after(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+  await db.drop();
+});
+
+function stopped(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => (child.exitCode !== null ? resolve(child.exitCode) : child.once('exit', (code) => resolve(code))));
+}
+
+test('wallet-sandbox --memory prints its URL and generated credentials; wallet-check passes and writes HTML and Markdown reports', async () => {
+  const { child, first } = await startCli(['wallet-sandbox', '--memory', '--port', '0'], {});
+  children.push(child);
+  assert.deepEqual(Object.keys(first).sort(), ['amount_unit', 'auth', 'breaks', 'client_id', 'client_secret', 'opening_balance', 'opening_bonus', 'pid', 'store', 'url']);
+  assert.equal(first.store, 'memory');
+  const args = ['wallet-check', '--url', first.url, '--auth', 'client_credentials', '--client-id', first.client_id, '--client-secret', first.client_secret];
+  const htmlFile = path.join(dir, 'report.html');
+  const run = await runCli([...args, '--report', htmlFile], {});
+  assert.equal(run.code, 0, run.stderr);
+  const out = run.json();
+  assert.equal(out.failed, 0);
+  assert.equal(out.passed, out.checks.length);
+  assert.ok(out.checks.every((c: { name: string; ok: boolean; detail: string; ms: number }) => c.ok && typeof c.ms === 'number' && c.detail));
+  assert.match(run.stderr, /^PASS {2}replay of credit/m);
+  assert.match(readFileSync(htmlFile, 'utf8'), /<h1>Wallet conformance report<\/h1>[\s\S]*<td>concurrent duplicate calls<\/td>/);
+  const mdFile = path.join(dir, 'report.md');
+  assert.equal((await runCli([...args, '--report', mdFile], {})).code, 0);
+  assert.match(readFileSync(mdFile, 'utf8'), /^\| PASS \| same transactionId with another amount \|/m);
+  child.kill('SIGTERM');
+  assert.equal(await stopped(child), 0);
+});
+
+test('wallet-check exits 1 and names the failed checks against `wallet-sandbox --break idempotency` (API key)', async () => {
+  const { child, first } = await startCli(['wallet-sandbox', '--memory', '--port', '0', '--auth', 'api_key', '--api-key-header', 'x-key', '--break', 'idempotency'], {});
+  children.push(child);
+  assert.equal(first.api_key_header, 'x-key');
+  const run = await runCli(['wallet-check', '--url', first.url, '--auth', 'api_key', '--api-key', first.api_key, '--api-key-header', 'x-key'], {});
+  assert.equal(run.code, 1);
+  const failed = run.json().checks.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name);
+  assert.ok(failed.includes('replay of credit'), failed.join(', '));
+  assert.match(run.stderr, /^FAIL {2}replay of credit/m);
+  child.kill('SIGINT');
+  assert.equal(await stopped(child), 0);
+});
+
+test('wallet-sandbox without --memory keeps its state in its own schema of the configured PostgreSQL', async () => {
+  const { child, first } = await startCli(['wallet-sandbox', '--port', '0', '--client-id', 'op', '--client-secret', 's3cret', '--opening-balance', '75'], { DATABASE_URL: db.url });
+  children.push(child);
+  assert.deepEqual([first.store, first.schema, first.client_id, first.client_secret, first.opening_balance], ['postgres', 'wallet_sandbox', 'op', 's3cret', '75']);
+  const run = await runCli(['wallet-check', '--url', first.url, '--client-id', 'op', '--client-secret', 's3cret'], {});
+  assert.equal(run.code, 0, run.stderr);
+  const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM wallet_sandbox.transactions');
+  assert.ok(rows[0].n > 20);
+  child.kill('SIGTERM');
+  assert.equal(await stopped(child), 0);
+});
+
+test('bad arguments are one-line errors with a non-zero exit', async () => {
+  const noSecret = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--client-id', 'x'], {});
+  assert.equal(noSecret.code, 2);
+  assert.match(noSecret.stderr, /needs --client-id and --client-secret/);
+  const badReport = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k', '--report', 'x.pdf'], {});
+  assert.equal(badReport.code, 2);
+  const badBreak = await runCli(['wallet-sandbox', '--memory', '--break', 'nonsense'], {});
+  assert.notEqual(badBreak.code, 0);
+  assert.match(badBreak.stderr, /unknown break mode "nonsense"/);
+  const unreachable = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k'], {});
+  assert.equal(unreachable.code, 1);
+  assert.match(unreachable.json().checks[1].detail, /network error/);
+});

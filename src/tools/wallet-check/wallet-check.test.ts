@@ -1,0 +1,118 @@
+// The conformance checker against the reference sandbox over real HTTP: it passes against a correct
+// wallet (both stores, both auth kinds, both amount units, with and without an inspection endpoint)
+// and fails, naming the right check, against the sandbox in each break mode.
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxOptions } from '../wallet-sandbox/index.ts';
+import { CHECK_NAMES, runWalletCheck, type WalletCheckOptions } from './index.ts';
+
+const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
+
+async function check(sandboxOptions: Partial<SandboxOptions>, checkOptions: Partial<WalletCheckOptions> = {}) {
+  const sandbox = await startWalletSandbox({ auth: CC, ...sandboxOptions });
+  try {
+    return await runWalletCheck({ url: sandbox.url, auth: CC, ...checkOptions });
+  } finally {
+    await sandbox.close();
+  }
+}
+
+function failedNames(report: { checks: Array<{ name: string; ok: boolean }> }): string[] {
+  return report.checks.filter((c) => !c.ok).map((c) => c.name).sort();
+}
+
+let db: TestDatabase;
+before(async () => {
+  db = await freshDatabase({ empty: true });
+});
+after(() => db.drop());
+
+test('every check passes against a correct wallet: memory and postgres stores, effects judged by balances', async () => {
+  for (const store of [{ kind: 'memory' }, { kind: 'postgres', pool: db.pool, schema: 'check_pg' }] as const) {
+    const report = await check({ store });
+    assert.deepEqual(failedNames(report), [], JSON.stringify(report.checks.filter((c) => !c.ok)));
+    assert.deepEqual(report.checks.map((c) => c.name), CHECK_NAMES);
+    assert.equal(report.effects, 'balances');
+    assert.equal(report.passed, CHECK_NAMES.length);
+  }
+});
+
+test('API keys in a custom header, amounts in integer cents, a seeded --user', async () => {
+  const auth = { kind: 'api_key', apiKey: 'key-1', header: 'x-operator-key' } as const;
+  const sandbox = await startWalletSandbox({ auth, amountUnit: 'cents', openingBalance: '0' });
+  const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
+  await sandbox.seedUser(userId, { cash: '60.00' });
+  try {
+    const report = await runWalletCheck({ url: sandbox.url, auth, amountUnit: 'cents', userId });
+    assert.deepEqual(failedNames(report), []);
+    assert.match(report.checks[0]!.detail, /not applicable/);
+    const amounts = sandbox.requests().filter((r) => r.op === 'credit').map((r) => (r.body as { amount: number }).amount);
+    assert.ok(amounts.includes(100), 'one dollar is sent as 100 cents');
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a wallet without GET /balances: effects are judged from the answers, and the report says so', async () => {
+  const sandbox = await startWalletSandbox({ auth: CC });
+  // A plain forwarding server in front of the sandbox that hides the inspection endpoints.
+  const front: Server = createServer(async (req, res) => {
+    if (req.url?.startsWith('/balances')) return void res.writeHead(404).end();
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const upstream = await fetch(`${sandbox.url}${req.url}`, {
+      method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(await upstream.text());
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  try {
+    const report = await runWalletCheck({ url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`, auth: CC });
+    assert.deepEqual(failedNames(report), []);
+    assert.equal(report.effects, 'answers');
+    assert.match(report.checks.find((c) => c.name === 'replay of credit')!.detail, /not verifiable/);
+  } finally {
+    front.closeAllConnections();
+    await new Promise((resolve) => front.close(resolve));
+    await sandbox.close();
+  }
+});
+
+const REPLAYS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credit'].map((op) => `replay of ${op}`);
+const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
+  idempotency: [...REPLAYS, 'concurrent duplicate calls'],
+  'extra-fields': ['unknown extra fields tolerated'],
+  'error-shape': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
+  'error-text': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
+  mismatch: ['same transactionId with another amount'],
+  partial: ['reserve → confirm (partial) → settleBet', 'replay of confirm'],
+  bonus: ['bonus flag'],
+  auth: ['invalid token → 401 in the error shape'],
+  race: ['concurrent duplicate calls'],
+  'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)'],
+  'token-shape': ['token endpoint'],
+};
+
+for (const mode of BREAK_MODES.filter((m): m is Exclude<BreakMode, 'slow'> => m !== 'slow')) {
+  test(`--break ${mode}: the checker fails exactly ${EXPECTED[mode].join(', ')}`, async () => {
+    const report = await check({ breaks: [mode] });
+    assert.deepEqual(failedNames(report), [...EXPECTED[mode]].sort());
+  });
+}
+
+test('--break race with the postgres store (no lock between lookup and apply) is caught too', async () => {
+  const report = await check({ breaks: ['race'], store: { kind: 'postgres', pool: db.pool, schema: 'check_race' } });
+  assert.deepEqual(failedNames(report), ['concurrent duplicate calls']);
+});
+
+test('--break slow: answers beyond the bound fail the response-time check, and the checker stops waiting', async () => {
+  const report = await check({ breaks: ['slow'], slowMs: 400 }, { timeoutMs: 100 });
+  const times = report.checks.find((c) => c.name === 'response times within the bound')!;
+  assert.equal(times.ok, false);
+  assert.match(times.detail, /no answer within the bound/);
+  assert.ok(report.checks.some((c) => c.detail.includes('not sent')), 'after 3 calls without an answer the rest are not sent');
+  assert.equal(report.checks.find((c) => c.name === 'token endpoint')!.ok, true, 'the token endpoint is not slowed');
+});

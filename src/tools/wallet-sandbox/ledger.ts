@@ -1,0 +1,137 @@
+// The wallet's rules (spec 2.4, 3), as a pure function from the current state of one user and one
+// bet to either a refusal or an effect. Both stores load the state under their lock, call decide(),
+// and apply the effect atomically together with the transaction record.
+import { errorAnswer, type Answer } from './codes.ts';
+import { centsToDollars } from './money.ts';
+import type { TxRequest } from './validate.ts';
+
+export interface UserState {
+  cash: number;
+  bonus: number;
+  reserved: number;
+}
+
+export type BetStatus = 'reserved' | 'confirmed' | 'released';
+
+export interface BetState {
+  betId: string;
+  userId: string;
+  bonus: boolean;
+  status: BetStatus;
+  held: number;
+  confirmed: number;
+  refunded: number;
+  settled: number;
+}
+
+/** Deltas in cents; `create` makes the bet row (reserve); `status` sets the bet's status. */
+export interface Effect {
+  cash: number;
+  bonus: number;
+  reserved: number;
+  held: number;
+  confirmed: number;
+  refunded: number;
+  settled: number;
+  create?: { bonus: boolean };
+  status?: BetStatus;
+}
+
+export interface RuleFlags {
+  /** break mode `bonus`: bonusFlag is ignored, cash moves. */
+  ignoreBonus: boolean;
+  /** break mode `partial`: confirm takes the whole reservation. */
+  ignorePartial: boolean;
+}
+
+const NONE: Effect = { cash: 0, bonus: 0, reserved: 0, held: 0, confirmed: 0, refunded: 0, settled: 0 };
+
+function move(useBonus: boolean, cents: number, more: Partial<Effect> = {}): Effect {
+  return { ...NONE, ...(useBonus ? { bonus: cents } : { cash: cents }), ...more };
+}
+
+export function decide(req: TxRequest, user: UserState, bet: BetState | undefined, flags: RuleFlags): Effect | Answer {
+  const useBonus = req.bonusFlag && !flags.ignoreBonus;
+  const balance = useBonus ? user.bonus : user.cash;
+  const which = useBonus ? 'bonus' : 'cash';
+  if (bet && bet.userId !== req.userId) return errorAnswer('USER_MISMATCH', `bet ${req.betId} belongs to another user`);
+  if (req.op === 'reserve') {
+    if (bet) return errorAnswer('DUPLICATE_BET', `bet ${req.betId} already has a reserve under another transactionId`);
+    if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
+    return move(useBonus, -req.amount, { reserved: req.amount, held: req.amount, create: { bonus: useBonus }, status: 'reserved' });
+  }
+  if (req.op === 'debit') {
+    if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
+    return move(useBonus, -req.amount);
+  }
+  if (req.op === 'credit') return move(useBonus, req.amount);
+  // confirm, refundBet, settleBet: only after a successful reserve (spec 3).
+  if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
+  if (req.op === 'settleBet') {
+    if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: it cannot be settled`);
+    return { ...NONE, cash: req.amount, settled: req.amount }; // winnings always go to cash (spec 2.4)
+  }
+  if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {
+    return errorAnswer('BONUS_FLAG_MISMATCH', `bet ${req.betId} was reserved with bonusFlag ${bet.bonus}`);
+  }
+  if (req.op === 'confirm') {
+    if (bet.status !== 'reserved') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not reserved: it cannot be confirmed`);
+    if (req.amount > bet.held) {
+      return errorAnswer('AMOUNT_EXCEEDS_RESERVED', `accepted amount ${centsToDollars(req.amount)} is more than the ${centsToDollars(bet.held)} reserved`);
+    }
+    const taken = flags.ignorePartial ? bet.held : req.amount;
+    // The accepted amount leaves the wallet; the rest of the hold goes back to the balance.
+    return move(bet.bonus, bet.held - taken, { reserved: -bet.held, held: -bet.held, confirmed: taken, status: 'confirmed' });
+  }
+  // refundBet: releases (part of) a held reservation, or returns confirmed funds.
+  if (bet.status === 'confirmed') {
+    const left = bet.confirmed - bet.refunded;
+    if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
+    return move(bet.bonus, req.amount, { refunded: req.amount });
+  }
+  if (req.amount > bet.held) return errorAnswer('REFUND_EXCEEDS_BET', `refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(bet.held)} still held`);
+  return move(bet.bonus, req.amount, {
+    reserved: -req.amount, held: -req.amount, refunded: req.amount,
+    ...(bet.held === req.amount ? { status: 'released' as const } : {}),
+  });
+}
+
+export function isEffect(value: Effect | Answer): value is Effect {
+  return 'held' in value;
+}
+
+export function applyToUser(user: UserState, e: Effect): UserState {
+  return { cash: user.cash + e.cash, bonus: user.bonus + e.bonus, reserved: user.reserved + e.reserved };
+}
+
+export function applyToBet(bet: BetState | undefined, ids: { betId: string; userId: string }, e: Effect): BetState | undefined {
+  const base: BetState | undefined = bet ?? (e.create
+    ? { betId: ids.betId, userId: ids.userId, bonus: e.create.bonus, status: 'reserved', held: 0, confirmed: 0, refunded: 0, settled: 0 }
+    : undefined);
+  if (!base) return undefined;
+  return {
+    ...base,
+    status: e.status ?? base.status,
+    held: base.held + e.held,
+    confirmed: base.confirmed + e.confirmed,
+    refunded: base.refunded + e.refunded,
+    settled: base.settled + e.settled,
+  };
+}
+
+/** spec 2.6 success body; the balances after the call are extra fields (allowed), in dollars. */
+export function successAnswer(req: TxRequest, user: UserState): Answer {
+  return {
+    status: 200,
+    body: {
+      success: true,
+      transactionId: req.transactionId,
+      balance: { cash: centsToDollars(user.cash), bonus: centsToDollars(user.bonus), reserved: centsToDollars(user.reserved) },
+    },
+  };
+}
+
+/** What makes two requests "the same transaction": a replay must match on all of these. */
+export function fingerprint(req: TxRequest): string {
+  return JSON.stringify([req.op, req.betId, req.userId, req.bonusFlag, req.amount, req.transactionType ?? null]);
+}

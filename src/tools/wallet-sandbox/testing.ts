@@ -1,0 +1,33 @@
+// Small HTTP helpers for the sandbox's own tests (plain fetch: what any operator's client would do).
+import type { WalletSandbox } from './types.ts';
+
+export const TEST_CLIENT = { kind: 'client_credentials', clientId: 'op-client', clientSecret: 'op-secret' } as const;
+
+export async function bearer(sandbox: WalletSandbox, client = TEST_CLIENT): Promise<Record<string, string>> {
+  const res = await fetch(`${sandbox.url}/auth/token`, {
+    method: 'POST', headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.clientId, client_secret: client.clientSecret }),
+  });
+  const body = (await res.json()) as { access_token: string };
+  return { authorization: `Bearer ${body.access_token}` };
+}
+
+export interface CallResult {
+  status: number;
+  json: any;
+  text: string;
+}
+
+export async function call(sandbox: WalletSandbox, headers: Record<string, string>, op: string, body: unknown): Promise<CallResult> {
+  const res = await fetch(`${sandbox.url}/${op}`, {
+    method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text };
+}

@@ -1,0 +1,141 @@
+// Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
+// "the operator must tolerate extra fields") unless the extra-fields break mode is on.
+import { errorAnswer, type Answer } from './codes.ts';
+import { wireToCents } from './money.ts';
+import type { TransactionOp } from './types.ts';
+
+export interface TxRequest {
+  op: TransactionOp;
+  transactionId: string;
+  betId: string;
+  userId: string;
+  bonusFlag: boolean;
+  /** Integer cents. */
+  amount: number;
+  transactionType?: string;
+}
+
+export const TRANSACTION_TYPES: Partial<Record<TransactionOp, readonly string[]>> = {
+  debit: ['deductbetwin', 'betwincancelled'],
+  credit: ['adjustreversetransaction', 'cashout', 'betpartialrefund'],
+};
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const COMMON = ['transactionId', 'betId', 'userId', 'bonusFlag', 'amount'];
+const EXTRA: Record<TransactionOp, string[]> = {
+  reserve: ['token', 'metadata'],
+  confirm: ['betMetadata'],
+  refundBet: [],
+  settleBet: [],
+  debit: ['transactionType'],
+  credit: ['transactionType'],
+};
+
+type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'string|null';
+
+function kindOk(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string': return typeof value === 'string';
+    case 'string|null': return value === null || typeof value === 'string';
+    case 'integer': return Number.isInteger(value);
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array': return Array.isArray(value);
+  }
+}
+
+/** Checks the fields present in `value` against `shape`; `required` must be present. Returns the first problem. */
+function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>, required: string[] = []): string | undefined {
+  if (!kindOk(value, 'object')) return `${where} must be an object`;
+  const obj = value as Record<string, unknown>;
+  for (const name of required) if (obj[name] === undefined) return `${where}.${name} is required`;
+  for (const [name, kind] of Object.entries(shape)) {
+    if (obj[name] !== undefined && !kindOk(obj[name], kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}`;
+  }
+  return undefined;
+}
+
+const METADATA: Record<string, Kind> = { userId: 'string', brandName: 'string', brandUserId: 'string', data: 'string' };
+const BET_METADATA: Record<string, Kind> = {
+  id: 'string', ticketId: 'string', tenantId: 'string', userId: 'string', betTypeId: 'integer', statusId: 'integer',
+  createdAt: 'string', amount: 'number', fixedOdds: 'number', percentage: 'number', legs: 'array',
+};
+const LEG: Record<string, Kind> = {
+  betTypeId: 'integer', eventId: 'string', productKeyword: 'string', processedDividend: 'number', legType: 'string',
+  marketId: 'string|null', selection: 'array',
+};
+const SELECTION: Record<string, Kind> = {
+  statusId: 'integer', fixedOdds: 'number', margin: 'number', position: 'integer', selectionId: 'array', lineTypeId: 'integer', line: 'number',
+};
+
+/** betMetadata of spec 2.5: an object with id and legs; every field present must have the type of 2.5. */
+function betMetadataProblem(value: unknown): string | undefined {
+  const top = shapeProblem(value, 'betMetadata', BET_METADATA, ['id', 'legs']);
+  if (top) return top;
+  const legs = (value as { legs: unknown[] }).legs;
+  for (const [i, leg] of legs.entries()) {
+    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG);
+    if (problem) return problem;
+    for (const [j, sel] of (((leg as { selection?: unknown[] }).selection) ?? []).entries()) {
+      const where = `betMetadata.legs[${i}].selection[${j}]`;
+      const p = shapeProblem(sel, where, SELECTION);
+      if (p) return p;
+      const ids = (sel as { selectionId?: unknown[] }).selectionId;
+      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings`;
+    }
+  }
+  return undefined;
+}
+
+export interface ValidateOptions {
+  unit: 'dollars' | 'cents';
+  refuseExtraFields: boolean;
+  allowedTypes: (op: TransactionOp) => readonly string[];
+}
+
+export function validateTransaction(op: TransactionOp, body: unknown, options: ValidateOptions): TxRequest | Answer {
+  const bad = (message: string) => errorAnswer('VALIDATION_ERROR', message);
+  if (!kindOk(body, 'object')) return bad('the body must be a JSON object');
+  const b = body as Record<string, unknown>;
+  for (const name of ['transactionId', 'betId', 'userId']) {
+    if (typeof b[name] !== 'string' || !UUID.test(b[name] as string)) return bad(`${name} must be a UUID string`);
+  }
+  if (typeof b.bonusFlag !== 'boolean') return bad('bonusFlag must be a boolean');
+  const amount = wireToCents(b.amount, options.unit);
+  if (amount === undefined) {
+    return bad(options.unit === 'cents'
+      ? 'amount must be a non-negative integer number of cents'
+      : 'amount must be a non-negative number of dollars with at most two decimals');
+  }
+  if (options.refuseExtraFields) {
+    const unknown = Object.keys(b).filter((k) => !COMMON.includes(k) && !EXTRA[op].includes(k));
+    if (unknown.length) return bad(`unknown field(s): ${unknown.join(', ')}`);
+  }
+  if (op === 'reserve') {
+    if (typeof b.token !== 'string') return bad('token must be a string (the token used at bet placement)');
+    const problem = shapeProblem(b.metadata, 'metadata', METADATA);
+    if (problem) return bad(problem);
+  }
+  if (op === 'confirm') {
+    const problem = betMetadataProblem(b.betMetadata);
+    if (problem) return bad(problem);
+  }
+  let transactionType: string | undefined;
+  if (op === 'debit' || op === 'credit') {
+    if (typeof b.transactionType !== 'string') return bad('transactionType must be a string');
+    if (!options.allowedTypes(op).includes(b.transactionType)) {
+      return errorAnswer('UNKNOWN_TRANSACTION_TYPE',
+        `transactionType "${b.transactionType}" is not accepted by ${op}; expected one of ${TRANSACTION_TYPES[op]!.join(', ')}`);
+    }
+    transactionType = b.transactionType;
+  }
+  return {
+    op, transactionId: (b.transactionId as string).toLowerCase(), betId: (b.betId as string).toLowerCase(),
+    userId: (b.userId as string).toLowerCase(), bonusFlag: b.bonusFlag, amount, transactionType,
+  };
+}
+
+export function isAnswer(value: TxRequest | Answer): value is Answer {
+  return 'status' in value;
+}

@@ -1,0 +1,149 @@
+// The sandbox's authentication kinds, scripted faults, random failures and amount units, over
+// real HTTP on 127.0.0.1.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { test } from 'node:test';
+import { SANDBOX_CODES, startWalletSandbox, type WalletSandbox } from './index.ts';
+import { BREAK_MODES } from './types.ts';
+import { bearer, call, TEST_CLIENT as CC } from './testing.ts';
+
+function credit(amount: number, userId = randomUUID()) {
+  return { transactionId: randomUUID(), betId: randomUUID(), userId, bonusFlag: false, amount, transactionType: 'cashout' };
+}
+
+async function withSandbox(options: Partial<Parameters<typeof startWalletSandbox>[0]>, fn: (s: WalletSandbox) => Promise<void>) {
+  const sandbox = await startWalletSandbox({ auth: CC, ...options });
+  try {
+    await fn(sandbox);
+  } finally {
+    await sandbox.close();
+  }
+}
+
+test('client credentials: token shape of spec 2.3, wrong secret, wrong grant, missing, revoked and expired tokens', async () => {
+  let clock = new Date('2026-01-01T00:00:00Z');
+  await withSandbox({ auth: { ...CC, tokenTtlSeconds: 60 }, now: () => clock }, async (s) => {
+    const token = async (body: object) => {
+      const res = await fetch(`${s.url}/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as any };
+    };
+    const ok = await token({ grant_type: 'client_credentials', client_id: 'op-client', client_secret: 'op-secret' });
+    assert.deepEqual({ ...ok.json, access_token: typeof ok.json.access_token }, { access_token: 'string', expires_in: 60, token_type: 'bearer', scope: null });
+    const wrong = await token({ grant_type: 'client_credentials', client_id: 'op-client', client_secret: 'nope' });
+    assert.deepEqual([wrong.status, wrong.json.code, wrong.json.statusCode], [401, 'INVALID_CLIENT', 401]);
+    assert.equal((await token({ grant_type: 'password', client_id: 'op-client', client_secret: 'op-secret' })).json.code, 'UNSUPPORTED_GRANT_TYPE');
+
+    const auth = { authorization: `Bearer ${ok.json.access_token}` };
+    assert.equal((await call(s, auth, 'credit', credit(1))).status, 200);
+    const missing = await call(s, {}, 'credit', credit(1));
+    assert.deepEqual(missing.json, { message: missing.json.message, code: 'INVALID_TOKEN', statusCode: 401 });
+    clock = new Date(clock.getTime() + 61_000);
+    assert.equal((await call(s, auth, 'credit', credit(1))).json.code, 'INVALID_TOKEN');
+    const fresh = await bearer(s);
+    s.revokeTokens();
+    const revoked = await call(s, fresh, 'credit', credit(1));
+    assert.deepEqual([revoked.status, revoked.json.code], [401, 'INVALID_TOKEN']);
+    assert.equal((await call(s, await bearer(s), 'credit', credit(1))).status, 200);
+  });
+});
+
+test('API key: the configured header carries the key; a wrong key is 401 INVALID_API_KEY; there is no /auth/token', async () => {
+  await withSandbox({ auth: { kind: 'api_key', apiKey: 'k-123', header: 'X-Wallet-Key' } }, async (s) => {
+    assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'credit', credit(1))).status, 200);
+    const wrong = await call(s, { 'x-wallet-key': 'k-124' }, 'credit', credit(1));
+    assert.deepEqual([wrong.status, wrong.json.code, wrong.json.statusCode], [401, 'INVALID_API_KEY', 401]);
+    assert.equal((await call(s, { 'x-api-key': 'k-123' }, 'credit', credit(1))).status, 401);
+    assert.equal((await call(s, {}, 'auth/token', { grant_type: 'client_credentials' })).status, 404);
+  });
+});
+
+test('inspection: /healthz, /balances/{userId} (an unseen user reads as the opening balance), 404 and 405', async () => {
+  await withSandbox({ auth: { kind: 'api_key', apiKey: 'k' }, openingBalance: '250', openingBonus: '5.5' }, async (s) => {
+    assert.deepEqual(await (await fetch(`${s.url}/healthz`)).json(), { status: 'ok' });
+    const userId = randomUUID();
+    const res = await fetch(`${s.url}/balances/${userId}`, { headers: { 'x-api-key': 'k' } });
+    assert.deepEqual(await res.json(), { userId, known: false, cash: '250.00', bonus: '5.50', reserved: '0.00' });
+    assert.equal((await fetch(`${s.url}/balances/${userId}`)).status, 401);
+    assert.equal(((await (await fetch(`${s.url}/nope`, { method: 'POST' })).json()) as any).code, 'NOT_FOUND');
+    assert.equal(((await (await fetch(`${s.url}/reserve`)).json()) as any).code, 'METHOD_NOT_ALLOWED');
+  });
+});
+
+test('amountUnit cents reads integer cents; failRate answers 503 SIMULATED_FAILURE and moves nothing', async () => {
+  let draw = 0.9;
+  await withSandbox({ amountUnit: 'cents', failRate: 0.5, random: () => draw }, async (s) => {
+    const auth = await bearer(s);
+    const body = credit(1050);
+    assert.equal((await call(s, auth, 'credit', body)).status, 200);
+    assert.deepEqual(await s.balances(body.userId), { cash: '1010.50', bonus: '0.00', reserved: '0.00' });
+    assert.equal((await call(s, auth, 'credit', credit(10.5))).json.code, 'VALIDATION_ERROR');
+    draw = 0.1;
+    const failed = await call(s, auth, 'credit', credit(100, body.userId));
+    assert.deepEqual([failed.status, failed.json.code], [503, 'SIMULATED_FAILURE']);
+    assert.deepEqual(await s.balances(body.userId), { cash: '1010.50', bonus: '0.00', reserved: '0.00' });
+  });
+});
+
+test('injected faults: status, garbage, empty, html, reset, per op, then normal service resumes', async () => {
+  await withSandbox({}, async (s) => {
+    const auth = await bearer(s);
+    s.injectFaults([
+      { op: 'credit', kind: 'status', status: 503, times: 2 },
+      { op: 'credit', kind: 'status', status: 429, body: 'slow down' },
+      { op: 'credit', kind: 'garbage' },
+      { op: 'credit', kind: 'empty' },
+      { op: 'credit', kind: 'html', status: 502 },
+      { op: 'debit', kind: 'reset' },
+    ]);
+    const body = credit(5);
+    const seen = [];
+    for (let i = 0; i < 6; i++) {
+      const r = await call(s, auth, 'credit', body);
+      seen.push([r.status, r.json?.code ?? r.text.slice(0, 15)]);
+    }
+    assert.deepEqual(seen, [
+      [503, 'INTERNAL_ERROR'], [503, 'INTERNAL_ERROR'], [429, 'slow down'], [200, '{"success": tru'], [200, ''], [502, '<html><body><h1'],
+    ]);
+    assert.equal((await s.effects()).get(body.transactionId), undefined, 'no fault applied anything');
+    await assert.rejects(call(s, auth, 'debit', { ...credit(1), transactionType: 'deductbetwin' }));
+    assert.equal((await call(s, auth, 'credit', body)).status, 200);
+    assert.deepEqual(s.requests().slice(-8).map((r) => r.status), [503, 503, 429, 200, 200, 502, 0, 200]);
+    s.injectFaults([{ op: 'auth/token', kind: 'status', status: 500 }]);
+    const token = await call(s, {}, 'auth/token', { grant_type: 'client_credentials', client_id: 'op-client', client_secret: 'op-secret' });
+    assert.equal(token.status, 500);
+    assert.equal((await call(s, {}, 'auth/token', { grant_type: 'client_credentials', client_id: 'op-client', client_secret: 'op-secret' })).status, 200);
+  });
+});
+
+test('apply-then-fail: the call takes effect but is answered 500; the retry is a replay that moves nothing', async () => {
+  await withSandbox({}, async (s) => {
+    const auth = await bearer(s);
+    s.injectFaults([{ kind: 'apply-then-fail' }]);
+    const body = credit(8);
+    const first = await call(s, auth, 'credit', body);
+    assert.equal(first.status, 500);
+    const retry = await call(s, auth, 'credit', body);
+    assert.deepEqual([retry.status, retry.json.success, retry.json.balance.cash], [200, true, '1008.00']);
+    assert.deepEqual(await s.balances(body.userId), { cash: '1008.00', bonus: '0.00', reserved: '0.00' });
+    assert.equal((await s.effects()).get(body.transactionId), 1);
+  });
+});
+
+test('hang: the call is never answered; close() ends it', async () => {
+  const s = await startWalletSandbox({ auth: CC });
+  const auth = await bearer(s);
+  s.injectFaults([{ op: 'reserve', kind: 'hang' }]);
+  const pending = call(s, auth, 'reserve', {});
+  while (!s.requests().some((r) => r.op === 'reserve')) await new Promise((r) => setImmediate(r));
+  assert.equal(s.requests().at(-1)!.status, 0);
+  await s.close();
+  await assert.rejects(pending);
+});
+
+test('docs/wallet-sandbox.md documents every error code with its status, and every break mode', () => {
+  const doc = readFileSync(new URL('../../../docs/wallet-sandbox.md', import.meta.url), 'utf8');
+  const rows = new Map([...doc.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \|/gm)].map((m) => [m[1]!, Number(m[2])]));
+  assert.deepEqual([...rows.entries()].sort(), Object.entries(SANDBOX_CODES).map(([c, { status }]) => [c, status]).sort());
+  for (const mode of BREAK_MODES) assert.match(doc, new RegExp(`^\\| \`${mode}\` \\|`, 'm'), mode);
+});

@@ -1,0 +1,161 @@
+// The reference wallet sandbox over real HTTP on 127.0.0.1, with both stores: balances after each
+// call, idempotency, mismatches, concurrent duplicates, the rules of spec 2.4 and 3.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from './index.ts';
+import { bearer, call, TEST_CLIENT as CC } from './testing.ts';
+
+function bodies(userId = randomUUID(), betId = randomUUID()) {
+  const common = (amount: number, bonusFlag = false) => ({ transactionId: randomUUID(), betId, userId, bonusFlag, amount });
+  return {
+    userId, betId,
+    reserve: (amount: number, bonusFlag = false) => ({ ...common(amount, bonusFlag), token: 'placement-token', metadata: { userId, brandName: 'b', brandUserId: 'u1', data: '' } }),
+    confirm: (amount: number, bonusFlag = false) => ({ ...common(amount, bonusFlag), betMetadata: { id: betId, ticketId: randomUUID(), amount, legs: [] } }),
+    refundBet: (amount: number, bonusFlag = false) => common(amount, bonusFlag),
+    settleBet: (amount: number, bonusFlag = false) => common(amount, bonusFlag),
+    debit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
+    credit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
+  };
+}
+
+function suite(name: string, storeFor: () => SandboxOptions['store']) {
+  describe(`wallet sandbox (${name} store)`, () => {
+    let sandbox: WalletSandbox;
+    let auth: Record<string, string>;
+    before(async () => {
+      sandbox = await startWalletSandbox({ auth: CC, store: storeFor() });
+      auth = await bearer(sandbox);
+    });
+    after(() => sandbox.close());
+
+    test('reserve holds, a partial confirm takes the accepted amount and releases the rest, settleBet credits cash', async () => {
+      const b = bodies();
+      const reserve = await call(sandbox, auth, 'reserve', b.reserve(25.5));
+      assert.equal(reserve.status, 200);
+      assert.equal(reserve.json.success, true);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '974.50', bonus: '0.00', reserved: '25.50' });
+      assert.equal((await call(sandbox, auth, 'confirm', b.confirm(20))).status, 200);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '980.00', bonus: '0.00', reserved: '0.00' });
+      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(45.1))).status, 200);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1025.10', bonus: '0.00', reserved: '0.00' });
+      const res = await fetch(`${sandbox.url}/transactions?betId=${b.betId}`, { headers: auth });
+      const listed = (await res.json()) as { transactions: Array<{ op: string; amount: string; effectCount: number }> };
+      assert.deepEqual(listed.transactions.map((t) => [t.op, t.amount, t.effectCount]), [['reserve', '25.50', 1], ['confirm', '20.00', 1], ['settleBet', '45.10', 1]]);
+    });
+
+    test('refundBet releases a held reservation, or returns confirmed funds; never more than the bet', async () => {
+      const held = bodies();
+      await call(sandbox, auth, 'reserve', held.reserve(10));
+      assert.equal((await call(sandbox, auth, 'refundBet', held.refundBet(10))).status, 200);
+      assert.deepEqual(await sandbox.balances(held.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      assert.equal((await call(sandbox, auth, 'confirm', held.confirm(10))).json.code, 'BET_STATE_CONFLICT');
+
+      const taken = bodies();
+      await call(sandbox, auth, 'reserve', taken.reserve(10));
+      await call(sandbox, auth, 'confirm', taken.confirm(10));
+      assert.equal((await call(sandbox, auth, 'refundBet', taken.refundBet(4))).status, 200);
+      const over = await call(sandbox, auth, 'refundBet', taken.refundBet(6.01));
+      assert.deepEqual(over.json, { message: over.json.message, code: 'REFUND_EXCEEDS_BET', statusCode: 400 });
+      assert.deepEqual(await sandbox.balances(taken.userId), { cash: '994.00', bonus: '0.00', reserved: '0.00' });
+    });
+
+    test('confirm, refundBet and settleBet without a successful reserve are UNKNOWN_BET; insufficient funds move nothing', async () => {
+      const b = bodies();
+      for (const op of ['confirm', 'refundBet', 'settleBet'] as const) {
+        const res = await call(sandbox, auth, op, op === 'confirm' ? b.confirm(1) : b[op](1));
+        assert.equal(res.status, 404);
+        assert.equal(res.json.code, 'UNKNOWN_BET');
+      }
+      const poor = await call(sandbox, auth, 'reserve', b.reserve(1000.01));
+      assert.deepEqual([poor.status, poor.json.code], [400, 'INSUFFICIENT_FUNDS']);
+      assert.equal((await call(sandbox, auth, 'confirm', b.confirm(1))).json.code, 'UNKNOWN_BET');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+    });
+
+    test('debit and credit move cash or bonus by bonusFlag, with the transactionType values of spec 2.4 only', async () => {
+      const b = bodies();
+      await sandbox.seedUser(b.userId, { cash: '100.00', bonus: '50.00' });
+      for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(1, type))).status, 200);
+      for (const type of ['adjustreversetransaction', 'cashout', 'betpartialrefund']) {
+        assert.equal((await call(sandbox, auth, 'credit', b.credit(2, type, true))).status, 200);
+      }
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '98.00', bonus: '56.00', reserved: '0.00' });
+      const wrong = await call(sandbox, auth, 'debit', b.debit(1, 'cashout'));
+      assert.deepEqual([wrong.status, wrong.json.code], [400, 'UNKNOWN_TRANSACTION_TYPE']);
+      const bonusBet = bodies(b.userId);
+      await call(sandbox, auth, 'reserve', bonusBet.reserve(6, true));
+      assert.equal((await call(sandbox, auth, 'confirm', bonusBet.confirm(6, false))).json.code, 'BONUS_FLAG_MISMATCH');
+      await call(sandbox, auth, 'confirm', bonusBet.confirm(6, true));
+      await call(sandbox, auth, 'settleBet', bonusBet.settleBet(9, true));
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '107.00', bonus: '50.00', reserved: '0.00' });
+    });
+
+    test('a replay returns the original response and moves nothing; another body under one transactionId is 409 TRANSACTION_MISMATCH', async () => {
+      const b = bodies();
+      const reserve = b.reserve(12.34);
+      const first = await call(sandbox, auth, 'reserve', reserve);
+      await call(sandbox, auth, 'credit', b.credit(1, 'cashout')); // balances change between the two
+      const again = await call(sandbox, auth, 'reserve', { ...reserve, someNewField: { nested: true } });
+      assert.equal(again.text, first.text);
+      const other = await call(sandbox, auth, 'reserve', { ...reserve, amount: 12.35 });
+      assert.deepEqual([other.status, other.json.code, other.json.statusCode], [409, 'TRANSACTION_MISMATCH', 409]);
+      const otherOp = await call(sandbox, auth, 'credit', { ...b.credit(12.34, 'cashout'), transactionId: reserve.transactionId });
+      assert.equal(otherOp.json.code, 'TRANSACTION_MISMATCH');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '988.66', bonus: '0.00', reserved: '12.34' });
+      assert.equal((await sandbox.effects()).get(reserve.transactionId), 1);
+    });
+
+    test('concurrent duplicates of one transactionId take effect once and all get the same answer', async () => {
+      const b = bodies();
+      const credit = b.credit(7.77, 'adjustreversetransaction');
+      const reserve = b.reserve(3);
+      const answers = await Promise.all([
+        ...Array.from({ length: 12 }, () => call(sandbox, auth, 'credit', credit)),
+        ...Array.from({ length: 12 }, () => call(sandbox, auth, 'reserve', reserve)),
+      ]);
+      assert.equal(new Set(answers.slice(0, 12).map((a) => a.text)).size, 1);
+      assert.equal(new Set(answers.slice(12).map((a) => a.text)).size, 1);
+      assert.ok(answers.every((a) => a.status === 200));
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1004.77', bonus: '0.00', reserved: '3.00' });
+      const effects = await sandbox.effects();
+      assert.equal(effects.get(credit.transactionId), 1);
+      assert.equal(effects.get(reserve.transactionId), 1);
+    });
+
+    test('bad input is a 400 VALIDATION_ERROR naming the field; unknown fields are tolerated', async () => {
+      const b = bodies();
+      const cases: Array<[unknown, RegExp]> = [
+        [{ ...b.reserve(1), amount: 1.001 }, /amount/],
+        [{ ...b.reserve(1), amount: -1 }, /amount/],
+        [{ ...b.reserve(1), amount: '1.00' }, /amount/],
+        [{ ...b.reserve(1), betId: 'bet-1' }, /betId/],
+        [{ ...b.reserve(1), bonusFlag: 'no' }, /bonusFlag/],
+        [{ ...b.reserve(1), token: undefined }, /token/],
+        [{ ...b.confirm(1), betMetadata: { id: b.betId, legs: [{ betTypeId: 1.5 }] } }, /legs\[0\]\.betTypeId/],
+        [[1, 2], /object/],
+      ];
+      for (const [body, message] of cases) {
+        const op = (body as { betMetadata?: unknown }).betMetadata ? 'confirm' : 'reserve';
+        const res = await call(sandbox, auth, op, body);
+        assert.equal(res.status, 400, JSON.stringify(body));
+        assert.equal(res.json.code, 'VALIDATION_ERROR');
+        assert.match(res.json.message, message);
+      }
+      const garbled = await fetch(`${sandbox.url}/reserve`, { method: 'POST', headers: auth, body: '{"transactionId":' });
+      assert.equal(((await garbled.json()) as { code: string }).code, 'VALIDATION_ERROR');
+      const extra = await call(sandbox, auth, 'reserve', { ...b.reserve(1), brandNewField: [1, 2, 3], metadata: { userId: b.userId, more: 1 } });
+      assert.equal(extra.status, 200);
+    });
+  });
+}
+
+suite('memory', () => ({ kind: 'memory' }));
+
+let db: TestDatabase;
+before(async () => {
+  db = await freshDatabase({ empty: true });
+});
+after(() => db.drop());
+suite('postgres', () => ({ kind: 'postgres', pool: db.pool, schema: 'wallet_sandbox' }));

@@ -1,0 +1,74 @@
+// The wallet commands through the real bin/wagerline: set-wallet (no secret printed or stored in
+// clear), wallet failed / retry / calls.
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { withTransaction } from '../src/db/pool.ts';
+import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
+import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { runCli } from './helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { CLIENT, credit } from './wallet-fixtures.ts';
+
+let db: TestDatabase;
+let sandbox: WalletSandbox;
+const key = randomBytes(32);
+let env: Record<string, string>;
+
+before(async () => {
+  db = await freshDatabase();
+  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: key.toString('base64'), LOG_LEVEL: 'silent' };
+});
+after(async () => {
+  await sandbox.close();
+  await db.drop();
+});
+
+test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', async () => {
+  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'CLI' });
+  const set = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', sandbox.url, '--auth', 'client_credentials',
+    '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret, '--signing-secret', 'sign-me-please-0123', '--concurrency', '8'], env);
+  assert.equal(set.code, 0, set.stderr);
+  const view = set.json();
+  assert.equal(view.auth, 'client_credentials');
+  assert.equal(view.signed, true);
+  assert.equal(view.concurrency, 8);
+  assert.ok(!set.stdout.includes(CLIENT.clientSecret) && !set.stdout.includes('sign-me-please'));
+  const stored = JSON.stringify((await db.pool.query('SELECT * FROM wallet_configs')).rows);
+  assert.ok(!stored.includes(CLIENT.clientSecret) && !stored.includes('sign-me-please'));
+
+  const bad = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', 'ftp://x', '--auth', 'api_key', '--api-key', 'k'], env);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--url must use https:\/\//);
+
+  const wallet = createWalletService({
+    db: db.pool, box: createSecretBox(key),
+    config: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
+  });
+  const worker = wallet.createWorker({ listen: false });
+  const betId = randomUUID();
+  const [call] = await withTransaction(db.pool, async (tx) => [await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId) })]);
+  sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 422 }]);
+  await worker.drain();
+
+  const failed = await runCli(['wallet', 'failed', '--tenant', tenant.tenant_id], env);
+  assert.equal(failed.code, 0, failed.stderr);
+  assert.deepEqual(failed.json().calls.map((c: { call_id: string }) => c.call_id), [call!.transactionId]);
+  const retry = await runCli(['wallet', 'retry', call!.transactionId], env);
+  assert.equal(retry.code, 0, retry.stderr);
+  assert.equal(retry.json().status, 'pending');
+  const again = await runCli(['wallet', 'retry', call!.transactionId], env);
+  assert.equal(again.code, 1);
+  assert.match(again.stderr, /is pending, not failed/);
+  await worker.drain();
+  const calls = await runCli(['wallet', 'calls', '--bet', betId], env);
+  const listed = calls.json();
+  assert.equal(listed.calls[0].status, 'delivered');
+  assert.deepEqual(listed.calls[0].attempt_log.map((a: { http_status: number }) => a.http_status), [422, 200]);
+  await worker.stop();
+  await wallet.close();
+});

@@ -1,0 +1,104 @@
+// kill -9 in the middle of delivery: a real `wagerline wallet worker` process delivers a few
+// thousand queued calls to the sandbox, is killed with SIGKILL while calls are in flight, and a
+// second process finishes the job. Every transactionId must take effect exactly once, in order.
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { withTransaction } from '../src/db/pool.ts';
+import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import { setWallet } from '../src/modules/wallet/wallet-config.service.ts';
+import { enqueueWalletCall } from '../src/modules/wallet/wallet.outbox.ts';
+import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { startCli } from './helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { CLIENT } from './wallet-fixtures.ts';
+
+const BETS = 1000;
+const CALLS_PER_BET = 3;
+let db: TestDatabase;
+let sandbox: WalletSandbox;
+
+before(async () => {
+  db = await freshDatabase();
+  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 10 });
+});
+after(async () => {
+  await sandbox.close();
+  await db.drop();
+});
+
+async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+const count = async (status: string) =>
+  (await db.pool.query('SELECT count(*)::int AS n FROM wallet_calls WHERE status = $1', [status])).rows[0].n as number;
+
+test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in order per bet', { timeout: 180_000 }, async () => {
+  const key = randomBytes(32);
+  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'Crash' });
+  await setWallet(db.pool, createSecretBox(key), {
+    tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, concurrency: 50,
+  });
+  const expected = new Map<string, string[]>();
+  const bets = Array.from({ length: BETS }, () => ({ betId: randomUUID(), userId: randomUUID() }));
+  for (let round = 0; round < CALLS_PER_BET; round++) {
+    for (let i = 0; i < BETS; i += 100) {
+      await withTransaction(db.pool, async (tx) => {
+        for (const { betId, userId } of bets.slice(i, i + 100)) {
+          const call = await enqueueWalletCall(tx, {
+            tenantId: tenant.tenant_id, betId, userId, op: 'credit', amount: `${round + 1}.00`, bonusFlag: false, transactionType: 'cashout',
+          });
+          expected.set(betId, [...(expected.get(betId) ?? []), call.transactionId]);
+        }
+      });
+    }
+  }
+  const env = {
+    DATABASE_URL: db.url,
+    WAGERLINE_SECRET_KEY: key.toString('base64'),
+    LOG_LEVEL: 'silent',
+    WAGERLINE_WALLET_TIMEOUT_MS: '2000',
+    WAGERLINE_WALLET_LEASE_MS: '3000',
+    WAGERLINE_WALLET_POLL_MS: '200',
+  };
+
+  const first = await startCli(['wallet', 'worker'], env);
+  await until('the first worker to deliver some calls', () => sandbox.requests().length >= 600);
+  first.child.kill('SIGKILL');
+  await new Promise((resolve) => first.child.once('exit', resolve));
+  const inFlightAtKill = await count('sending');
+  const deliveredAtKill = await count('delivered');
+  assert.ok(inFlightAtKill > 0, 'calls were in flight when the worker died');
+  assert.ok(deliveredAtKill < BETS * CALLS_PER_BET, 'the worker died before finishing');
+
+  const second = await startCli(['wallet', 'worker'], env);
+  try {
+    await until('the second worker to deliver everything', async () => (await count('delivered')) === BETS * CALLS_PER_BET);
+  } finally {
+    second.child.kill('SIGTERM');
+    await new Promise((resolve) => second.child.once('exit', resolve));
+  }
+
+  const effects = await sandbox.effects();
+  for (const ids of expected.values()) for (const id of ids) assert.equal(effects.get(id), 1, `transaction ${id}`);
+  assert.equal(effects.size, BETS * CALLS_PER_BET);
+  // The first arrival of each transaction follows the bet's sequence.
+  const firstArrival = new Map<string, string[]>();
+  const seen = new Set<string>();
+  for (const r of sandbox.requests()) {
+    const body = r.body as { betId?: string; transactionId?: string } | undefined;
+    if (!body?.transactionId || seen.has(body.transactionId)) continue;
+    seen.add(body.transactionId);
+    firstArrival.set(body.betId!, [...(firstArrival.get(body.betId!) ?? []), body.transactionId]);
+  }
+  for (const [betId, ids] of expected) assert.deepEqual(firstArrival.get(betId), ids, `bet ${betId}`);
+  const interrupted = await db.pool.query("SELECT count(*)::int AS n FROM wallet_call_attempts WHERE outcome = 'interrupted'");
+  assert.equal(interrupted.rows[0].n, inFlightAtKill, 'each call in flight at the kill was recorded as interrupted and sent again');
+});

@@ -1,0 +1,109 @@
+// The synchronous reserve (spec 3, 8) against the sandbox: reserved, rejected, and every way its
+// outcome can stay unknown — the bet is not taken and no user money stays held.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { writeOutboxRow } from '../src/modules/wallet/wallet.outbox.ts';
+import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+
+let f: WalletFixture;
+before(async () => {
+  f = await walletFixture({ settings: { WAGERLINE_WALLET_TIMEOUT_MS: 250, WAGERLINE_WALLET_LEASE_MS: 3000, WAGERLINE_WALLET_RESERVE_RETRIES: 2 } });
+});
+after(() => f.close());
+
+const place = (amount = '10') => {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  return { betId, userId, reserve: () => f.wallet.reserve({ tenantId: f.tenantId, betId, userId, amount, bonusFlag: false, token: 'user-token', metadata: reserveMetadata(userId) }) };
+};
+const opening = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
+
+test('reserved: the wallet holds the funds and the attempt is recorded', async () => {
+  const p = place();
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'reserved');
+  assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' });
+  const row = await f.call(result.transactionId);
+  assert.equal(row.status, 'delivered');
+  assert.equal((await f.attempts(result.transactionId)).length, 1);
+});
+
+test('rejected: a 4xx such as INSUFFICIENT_FUNDS is returned with the wallet\'s code and message', async () => {
+  const p = place('5000');
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'rejected');
+  assert.ok(result.outcome === 'rejected' && result.code === 'INSUFFICIENT_FUNDS' && result.httpStatus === 400 && result.message);
+  assert.equal((await f.call(result.transactionId)).status, 'refused');
+});
+
+test('a 401 renews the token and asks again at once', async () => {
+  await place().reserve();
+  f.sandbox.revokeTokens();
+  const result = await place().reserve();
+  assert.equal(result.outcome, 'reserved');
+  assert.deepEqual((await f.attempts(result.transactionId)).map((a) => a.http_status), [401, 200]);
+});
+
+test('apply-then-fail once: asking again with the same transactionId learns that it was reserved', async () => {
+  const p = place();
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail' }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'reserved');
+  assert.deepEqual((await f.attempts(result.transactionId)).map((a) => a.http_status), [500, 200]);
+  assert.equal((await f.sandbox.effects()).get(result.transactionId), 1);
+  assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' });
+});
+
+test('unknown after every ask (hang): not taken; the worker learns the outcome and refunds', async () => {
+  const p = place();
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'hang', times: 3 }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'unknown');
+  assert.ok(result.outcome === 'unknown' && result.refundQueued && /timeout/.test(result.error));
+  assert.equal((await f.attempts(result.transactionId)).length, 3, 'asked 1 + WAGERLINE_WALLET_RESERVE_RETRIES times');
+  await f.worker.drain();
+  const calls = (await f.wallet.callsOfBet(p.betId)).calls;
+  assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.deepEqual(await f.sandbox.balances(p.userId), opening);
+});
+
+test('unknown after every ask (apply-then-fail): the reservation took effect once and is refunded', async () => {
+  const p = place();
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail', times: 3 }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'unknown');
+  await f.worker.drain();
+  assert.equal((await f.sandbox.effects()).get(result.transactionId), 1);
+  assert.deepEqual(await f.sandbox.balances(p.userId), opening);
+});
+
+test('unknown, then the wallet refuses the reserve: the conditional refund is never sent (spec 3)', async () => {
+  const p = place('5000');
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'status', status: 503, times: 3 }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'unknown');
+  await f.worker.drain();
+  const calls = (await f.wallet.callsOfBet(p.betId)).calls;
+  assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'refused'], ['refundBet', 'skipped']]);
+  assert.equal(f.sandbox.requests().filter((r) => r.op === 'refundBet' && (r.body as { betId?: string }).betId === p.betId).length, 0);
+});
+
+test('placement died mid-reserve (lease ran out): the worker asks again and refunds', async () => {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  const transactionId = randomUUID();
+  const past = new Date(f.clock().getTime() - 60_000);
+  await writeOutboxRow(f.db.pool, {
+    tenantId: f.tenantId, transactionId, betId, userId, op: 'reserve', amount: '7.00', bonusFlag: false,
+    extra: { metadata: reserveMetadata(userId) }, secretEnc: f.box.seal('user-token'), now: past,
+    lease: { owner: 'dead-process', until: new Date(past.getTime() + 1000) },
+  });
+  await f.worker.drain();
+  const calls = (await f.wallet.callsOfBet(betId)).calls;
+  assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.equal(calls[0]!.attempt_log[0]!.outcome, 'interrupted');
+  const sent = f.sandbox.requests().find((r) => r.op === 'reserve' && (r.body as { transactionId?: string }).transactionId === transactionId);
+  assert.equal((sent!.body as { token?: string }).token, 'user-token');
+  assert.deepEqual(await f.sandbox.balances(userId), opening);
+});
