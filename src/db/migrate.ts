@@ -4,6 +4,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { readdir } from 'node:fs/promises';
+import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 import type { Queryable } from './pool.ts';
 
@@ -15,17 +16,26 @@ export interface MigrateResult {
 }
 
 export async function migrate(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<MigrateResult> {
-  const ran = await runner({
-    databaseUrl,
-    dir: MIGRATIONS_DIR,
-    migrationsTable: MIGRATIONS_TABLE,
-    direction: 'up',
-    singleTransaction: false,
-    advisoryLockMode: 'wait',
-    checkOrder: true,
-    log,
-  });
-  return { applied: ran.map((m) => m.name) };
+  // Our own client, ended and awaited here: the library's own close does not wait for the socket
+  // to shut, so a database dropped right after migrating could kill a connection nobody listens to.
+  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'wagerline-migrate' });
+  client.on('error', () => undefined);
+  await client.connect();
+  try {
+    const ran = await runner({
+      dbClient: client,
+      dir: MIGRATIONS_DIR,
+      migrationsTable: MIGRATIONS_TABLE,
+      direction: 'up',
+      singleTransaction: false,
+      advisoryLockMode: 'wait',
+      checkOrder: true,
+      log,
+    });
+    return { applied: ran.map((m) => m.name) };
+  } finally {
+    await client.end();
+  }
 }
 
 async function migrationNames(): Promise<string[]> {
