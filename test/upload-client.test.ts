@@ -52,6 +52,7 @@ test('the library uploads 2,500 bets of two races in 1,000-bet batches with one 
 test('wagerline upload sends the sample CSV (secrets from the environment) and prints one JSON summary', async () => {
   const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.csv'), '--api-url', base, '--auth-url', `${base}/oauth/token`], env());
   assert.equal(res.code, 0, res.stderr);
+  assert.equal(res.stderr, '', 'no progress bar when standard error is not a terminal (src/cli/progress.test.ts: when it is)');
   const summary = res.json();
   assert.deepEqual([summary.batches, summary.bets, summary.created, summary.rejected], [2, 7, 7, []]);
   // The 2024 sample races are long past their deadline: accepted and flagged (spec 8).

@@ -16,6 +16,8 @@ export function createPool(connectionString: string, max = 10): Pool {
   return pool;
 }
 
+function ignoreLostConnection(): void {}
+
 const RETRYABLE = new Set(['40001', '40P01']); // serialization_failure, deadlock_detected
 
 export interface TransactionOptions {
@@ -33,6 +35,11 @@ export async function withTransaction<T>(
   const attempts = options.attempts ?? 5;
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
+    // A connection lost while checked out (server restart, killed backend) fails the running query
+    // and then makes the client emit 'error'. pg-pool listens only while a client is idle, and an
+    // unheard 'error' would crash the process; the failed query already reports the problem, and
+    // the pool discards the dead client on release.
+    client.on('error', ignoreLostConnection);
     try {
       await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN');
       const result = await fn(client);
@@ -43,6 +50,7 @@ export async function withTransaction<T>(
       const code = (error as { code?: string }).code;
       if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw error;
     } finally {
+      client.removeListener('error', ignoreLostConnection);
       client.release();
     }
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));

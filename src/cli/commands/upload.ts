@@ -4,10 +4,10 @@
 // 2: bad arguments or an unreadable file (nothing sent).
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import cliProgress from 'cli-progress';
 import { MAX_BATCH, toBatches } from '../../modules/uploader/batches.ts';
 import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../modules/uploader/read-bets.ts';
 import { uploadBatches } from '../../modules/uploader/uploader.service.ts';
+import { startProgress } from '../progress.ts';
 import { emit, fail } from '../run.ts';
 
 interface Opts {
@@ -51,15 +51,12 @@ async function run(opts: Opts): Promise<void> {
     throw error;
   }
   const total = batches.reduce((n, b) => n + b.bets.length, 0);
-  const bar = process.stderr.isTTY
-    ? new cliProgress.SingleBar({ stream: process.stderr, format: 'upload [{bar}] {percentage}% | {value}/{total} bets | {eta_formatted}' }, cliProgress.Presets.shades_classic)
-    : undefined;
-  bar?.start(total, 0);
+  const bar = startProgress(total, process.stderr);
   const summary = await uploadBatches(batches, {
     apiUrl: opts.apiUrl, authUrl: opts.authUrl, clientId: opts.clientId, clientSecret: opts.clientSecret, version,
     concurrency: opts.concurrency, policy: { retries: opts.retries, timeoutMs: opts.timeout * 1000 },
-    onProgress: (done) => bar?.update(done),
-  }).finally(() => bar?.stop());
+    onProgress: (done) => bar.update(done),
+  }).finally(() => bar.stop());
   emit(summary);
   process.exitCode = summary.rejected.length || summary.error ? 1 : 0;
 }

@@ -19,6 +19,7 @@ const example = (name: string) => JSON.parse(readFileSync(new URL(`../../../exam
 function post(url: string, payload: unknown, headers: Record<string, string> = client.auth) {
   return ctx.app.inject({ method: 'POST', url, headers: { 'content-type': 'application/json', ...headers }, payload: JSON.stringify(payload) });
 }
+const forged = (key: unknown[]) => Buffer.from(JSON.stringify(key)).toString('base64url');
 function list(query: string, headers: Record<string, string> = client.auth) {
   return ctx.app.inject({ method: 'GET', url: `/public/bets?${query}`, headers });
 }
@@ -91,7 +92,11 @@ test('another tenant sees none of these bets; bad parameters are 400', async () 
   const res = await list('meeting_id=2002&race_number=4', other.auth);
   assert.deepEqual(res.json(), { bets: [], next_cursor: null });
   for (const q of ['race_number=4', 'meeting_id=2002', 'meeting_id=x&race_number=4', 'meeting_id=2002&race_number=4&limit=0',
-    'meeting_id=2002&race_number=4&limit=1001', 'meeting_id=2002&race_number=4&cursor=garbage']) {
+    'meeting_id=2002&race_number=4&limit=1001', 'meeting_id=2002&race_number=4&cursor=garbage',
+    // Forged cursors and sources that could reach SQL as a NUL byte or an out-of-range integer.
+    `meeting_id=2002&race_number=4&cursor=${forged(['TAB', 'p-01', 1e300])}`, `meeting_id=2002&race_number=4&cursor=${forged(['TAB\u0000', 'p-01', 1])}`,
+    `meeting_id=2002&race_number=4&cursor=${forged(['TAB', 'p\u0000', 1])}`, 'meeting_id=2002&race_number=4&source=%00',
+    'meeting_id=2002&race_number=4&source=a%20b']) {
     const bad = await list(q);
     assert.equal(bad.statusCode, 400, q);
     assert.match(String(bad.headers['content-type']), /application\/problem\+json/);

@@ -48,6 +48,7 @@ test('a known meeting: racing day is its date; the deadline is 24 h after the da
   assert.equal(late.statusCode, 200);
   const warning = late.json().warnings.find((w: { code: string }) => w.code === 'late_upload');
   assert.match(warning.message, /deadline 2024-05-02T06:25:00.000Z of racing day 2024-05-01/);
+  assert.equal(warning.count, 1);
   const b = await stored('too-late');
   assert.equal(b.late, true);
   assert.equal(b.last_received_at.toISOString(), new Date('2024-05-02T16:25:01+10:00').toISOString());
@@ -70,6 +71,17 @@ test('an unknown meeting: racing day is the local date of the bet; deadline the 
   assert.equal((await stored('u-late')).late, true);
 });
 
+test('a late batch spanning two racing days: one late_upload warning per day, counting its bets', async () => {
+  const bets = [['d2-a', '2024-05-01T23:30:00Z'], ['d2-b', '2024-05-01T23:40:00Z'], ['d3-a', '2024-05-02T23:30:00Z']]
+    .map(([id, time]) => buildBet({ id, time }));
+  const res = await uploadAt('2024-05-06T10:00:00+10:00', 99003, bets);
+  assert.equal(res.statusCode, 200, res.body);
+  const late = res.json().warnings.filter((w: { code: string }) => w.code === 'late_upload');
+  assert.deepEqual(late.map((w: { count: number; message: string }) => [w.count, /racing day (\S+)/.exec(w.message)![1]]), [
+    [2, '2024-05-02'], [1, '2024-05-03'],
+  ]);
+});
+
 test('the local date follows the tenant time zone', async () => {
   ctx.clock.set(new Date('2024-05-01T12:00:00+10:00'));
   const perth = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Perth' });
@@ -84,6 +96,7 @@ test('a late identical re-upload changes nothing; a late change is flagged and k
   const original = buildBet({ id: 'in-time' });
   const same = await uploadAt('2024-05-05T09:00:00+10:00', 1234567, [original]);
   assert.equal(same.json().unchanged, 1);
+  assert.deepEqual(same.json().warnings, [], 'nothing was stored late, so no late_upload warning');
   assert.equal((await stored('in-time')).late, false);
   const changed = await uploadAt('2024-05-05T09:00:00+10:00', 1234567, [{ ...original, status: 'Cancelled', payout: 0, net_result: 0 }]);
   assert.equal(changed.json().updated, 1);

@@ -68,7 +68,8 @@ const UploadResponse = Type.Object({
 const BetsQuery = Type.Object({
   meeting_id: Type.String({ pattern: '^[0-9]{1,16}$' }),
   race_number: Type.String({ pattern: '^[0-9]{1,2}$' }),
-  source: Type.Optional(Type.String({ minLength: 1, maxLength: 32 })),
+  // An agency code (tenants.service: [A-Z0-9_-]{1,32}), any case: other text could never match.
+  source: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });

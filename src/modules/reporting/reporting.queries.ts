@@ -71,7 +71,7 @@ WITH input AS (
     ${[...CONTENT, 'api_version', 'client_id', 'last_received_at', 'racing_day', 'deadline_at', 'late'].map((c) => `${c} = excluded.${c}`).join(', ')},
     revision = b.revision + 1
   WHERE (${CONTENT.map((c) => `b.${c}`).join(', ')}) IS DISTINCT FROM (${CONTENT.map((c) => `excluded.${c}`).join(', ')})
-  RETURNING b.source, b.bet_id, b.leg, b.revision, b.late
+  RETURNING b.source, b.bet_id, b.leg, b.revision, b.late, b.racing_day, b.deadline_at
 ), hist AS (
   -- reported_bets read here is the statement's snapshot: the versions that "up" replaced. OFFSET 0
   -- keeps the lateral probe a per-row primary-key lookup, only for the rows that changed.
@@ -88,8 +88,9 @@ SELECT (SELECT count(*) FROM up WHERE revision = 1)::int AS created,
        (SELECT count(*) FROM up WHERE revision > 1)::int AS updated,
        (SELECT count(*) FROM hist)::int AS revisions,
        (SELECT count(*) FROM up WHERE late)::int AS late,
-       (SELECT json_agg(json_build_object('racing_day', racing_day, 'deadline_at', deadline_at) ORDER BY racing_day)
-          FROM days WHERE $5 > deadline_at) AS late_days`;
+       -- Per racing day, the bets this request stored late (an unchanged bet was not stored).
+       (SELECT json_agg(json_build_object('racing_day', racing_day, 'deadline_at', deadline_at, 'bets', n) ORDER BY racing_day)
+          FROM (SELECT racing_day, deadline_at, count(*)::int AS n FROM up WHERE late GROUP BY racing_day, deadline_at) l) AS late_days`;
 
 export interface UpsertInput {
   tenantId: string;
@@ -108,7 +109,7 @@ export interface UpsertResult {
   updated: number;
   revisions: number;
   late: number;
-  late_days: Array<{ racing_day: string; deadline_at: string }> | null;
+  late_days: Array<{ racing_day: string; deadline_at: string; bets: number }> | null;
 }
 
 const NEEDS_ESCAPE = /["\\]/;

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './reporting.queries.ts';
 import { validateBatch, MAX_RACE_NUMBER, type UploadWarning } from './validate.ts';
-import { isObject } from './validate-bet.ts';
+import { isObject, MAX_LEG } from './validate-bet.ts';
 import { positiveInteger } from './values.ts';
 
 export interface UploadResult {
@@ -36,7 +36,12 @@ export function encodeCursor(key: q.BetKey): string {
 export function decodeCursor(cursor: string): q.BetKey {
   try {
     const [source, betId, leg] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    if (typeof source === 'string' && typeof betId === 'string' && Number.isInteger(leg)) return { source, bet_id: betId, leg: leg as number };
+    // Checked as strictly as an upload's key: a forged cursor must be a 400, never reach SQL as a
+    // NUL byte or an out-of-range integer (a 500).
+    if (typeof source === 'string' && /^[A-Z0-9_-]{1,32}$/.test(source) && typeof betId === 'string' && betId.length <= 64
+      && !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(betId) && Number.isInteger(leg) && (leg as number) >= 1 && (leg as number) <= MAX_LEG) {
+      return { source, bet_id: betId, leg: leg as number };
+    }
   } catch {
     // fall through
   }
@@ -88,7 +93,7 @@ export function createReportingService(deps: { db: Pool; config: Config; clock?:
       warnings.push({
         code: 'late_upload',
         field: 'bets',
-        count: stored.late,
+        count: day.bets,
         message: `received after the upload deadline ${new Date(day.deadline_at).toISOString()} of racing day ${day.racing_day} (spec 8); accepted and flagged late`,
       });
     }

@@ -102,6 +102,16 @@ test('malformed JSON is 400, a wrong content type 415, an oversized body 413 —
   const malformed = await ctx.app.inject({ method: 'POST', url: '/public/uploadRaceV2', headers: { 'content-type': 'application/json', ...client.auth }, payload: '{"meeting_id": 1,' });
   assert.equal(malformed.statusCode, 400);
   assert.equal(malformed.json().code, 'malformed_json');
+  const empty = await ctx.app.inject({ method: 'POST', url: '/public/uploadRace', headers: { 'content-type': 'application/json', ...client.auth }, payload: '' });
+  assert.deepEqual([empty.statusCode, empty.json().code], [400, 'malformed_json']);
+  for (const body of ['null', '[]', '"bets"']) {
+    const notObject = await ctx.app.inject({ method: 'POST', url: '/public/uploadRaceV2', headers: { 'content-type': 'application/json', ...client.auth }, payload: body });
+    assert.equal(notObject.statusCode, 400, body);
+    assert.deepEqual(notObject.json().errors.map((e: { field: string }) => e.field), [''], body);
+  }
+  const charset = await post('/public/uploadRaceV2', { meeting_id: 1006, race_number: 2, bets: [buildBet({ id: 'cs-1' })] },
+    { ...client.auth, 'content-type': 'application/json; charset=utf-8' });
+  assert.equal(charset.statusCode, 200, charset.body);
   const form = await ctx.app.inject({ method: 'POST', url: '/public/uploadRaceV2', headers: { 'content-type': 'application/x-www-form-urlencoded', ...client.auth }, payload: 'a=1' });
   assert.equal(form.statusCode, 415);
   assert.equal(form.json().code, 'unsupported_media_type');

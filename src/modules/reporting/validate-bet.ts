@@ -15,6 +15,10 @@ export const BET_FIELDS = new Set([
 const ANONYMOUS = new Set(['cash', 'anon', 'anonymous']);
 const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 const CONTROL = /[\u0000-\u001f\u007f]/;
+// An unpaired UTF-16 surrogate cannot be stored as UTF-8: the driver would turn it into U+FFFD, so
+// two different ids ("a\ud800", "a\ud801") would become one key in the same statement (a 500).
+const LONE_SURROGATE = /\p{Cs}/u;
+const NOT_UNICODE = 'must be valid Unicode text (it holds an unpaired surrogate \\uD800-\\uDFFF)';
 
 /** Tallies warnings per kind so that 1,000 flexi stakes give one warning, not 1,000. */
 export class Warnings {
@@ -62,6 +66,7 @@ function text(st: BetState, field: string, max: number, required = false, intege
     if (t === '') return required ? fail(st, field, 'is required') : null;
     if (t.length > max) return fail(st, field, `must be at most ${max} characters`);
     if (CONTROL.test(t)) return fail(st, field, 'must not contain control characters');
+    if (LONE_SURROGATE.test(t)) return fail(st, field, NOT_UNICODE);
     return t;
   }
   if (integerOk && typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
@@ -115,8 +120,10 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   if (ctx.version === 1) {
     if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) betId = String(id);
     else fail(st, 'id', id == null ? 'is required' : 'must be a JSON integer from 0 to 9007199254740991 on /public/uploadRace (string ids: /public/uploadRaceV2)');
-  } else if (typeof id === 'string' && id.length >= 1 && id.length <= 64 && !CONTROL.test(id)) betId = id;
-  else fail(st, 'id', id == null ? 'is required' : 'must be a string of 1 to 64 characters on /public/uploadRaceV2 (integer ids: /public/uploadRace)');
+  } else if (typeof id === 'string' && id.length >= 1 && id.length <= 64 && !CONTROL.test(id)) {
+    if (LONE_SURROGATE.test(id)) fail(st, 'id', NOT_UNICODE);
+    else betId = id;
+  } else fail(st, 'id', id == null ? 'is required' : 'must be a string of 1 to 64 characters without control characters on /public/uploadRaceV2 (integer ids: /public/uploadRace)');
 
   // source: defaulted for a single-agency client, required otherwise, always one of its agencies.
   let source: string | undefined;

@@ -31,6 +31,10 @@ const rows: Row[] = [
   ['runner_number must be positive', { runner_number: 0 }, 'runner_number', /integer from 1/],
   ['runner_number must be an integer', { runner_number: 2.5 }, 'runner_number', /integer from 1/],
   ['runner_number as a string is refused', { runner_number: '4' }, 'runner_number', /integer/],
+  ['runner_number above 9999', { runner_number: 10000 }, 'runner_number', /1 to 9999/],
+  ['runner_number null with a selection is "not given"', { ...exotic('exacta', '1/2'), runner_number: null }, undefined],
+  ['exotics_selection "" with a runner is "not given"', { exotics_selection: '' }, undefined],
+  ['a multi leg takes runner_number', exotic('multi', '4'), 'exotics_selection', /takes runner_number/],
   ['a win bet takes runner_number, not a selection', exotic('win', '4'), 'exotics_selection', /takes runner_number/],
   ['an exacta takes a selection, not runner_number', { type: 'exacta', runner_number: 4 }, 'runner_number', /takes exotics_selection/],
   // exotics grammar and per-type counts
@@ -71,15 +75,27 @@ const rows: Row[] = [
   ['win with leg 2', { leg: 2 }, 'leg', /must be 1 for a win/],
   ['quaddie repeated per race, leg 4', { ...exotic('quaddie', '1/2/3/4'), leg: 4 }, undefined],
   ['quaddie leg 5', { ...exotic('quaddie', '1/2/3/4'), leg: 5 }, 'leg', /legs 1 to 4/],
+  ['dailydouble leg 3', { ...exotic('dailydouble', '1/2'), leg: 3 }, 'leg', /legs 1 to 2/],
+  ['trifecta leg 2', { ...exotic('trifecta', '1/2/3'), leg: 2 }, 'leg', /must be 1 for a trifecta/],
+  ['multi leg 100', { type: 'multi', leg: 100 }, 'leg', /1 to 99/],
+  ['leg null defaults to 1', { leg: null }, undefined],
   // user_id and terminal_id
   ['user_id is required', { user_id: undefined }, 'user_id', /required/],
   ['user_id empty', { user_id: '  ' }, 'user_id', /required/],
   ['user_id as an integer is accepted', { user_id: 881 }, undefined],
   ['cash needs terminal_id', { user_id: 'cash' }, 'terminal_id', /required when user_id is "cash"/],
   ['Anonymous needs terminal_id', { user_id: 'Anonymous' }, 'terminal_id', /required/],
+  ['anonymous with a blank terminal_id', { user_id: 'anonymous', terminal_id: '  ' }, 'terminal_id', /required/],
+  ['terminal_id as an integer is accepted', { user_id: 'cash', terminal_id: 42 }, undefined],
+  ['user_id too long', { user_id: 'u'.repeat(101) }, 'user_id', /at most 100/],
+  ['user_id as a fraction', { user_id: 1.5 }, 'user_id', /string or an integer/],
   ['anon with a terminal', { user_id: 'anon', terminal_id: 'T-1' }, undefined],
   ['user_name too long', { user_name: 'x'.repeat(201) }, 'user_name', /at most 200/],
   ['control characters in text', { medium: 'inter\u0000net' }, 'medium', /control/],
+  ['unpaired surrogate in text', { user_name: 'Zo\ud800' }, 'user_name', /unpaired surrogate/],
+  ['info_type too long', { info_type: 'x'.repeat(101) }, 'info_type', /at most 100/],
+  ['bet_back_agency too long', { bet_back_agency: 'x'.repeat(101) }, 'bet_back_agency', /at most 100/],
+  ['medium not a string', { medium: 3 }, 'medium', /must be a string/],
   // user_state
   ['user_state lower case', { user_state: 'vic' }, undefined],
   ['user_state unknown', { user_state: 'XYZ' }, 'user_state', /not one of NSW/],
@@ -94,6 +110,9 @@ const rows: Row[] = [
   ['time as a number', { time: 1714535100 }, 'time', /ISO 8601/],
   ['time in the future', { time: '2024-05-02T10:00:00Z' }, 'time', /future/],
   ['bet_back_date without offset', { bet_back_date: '2024-05-01 13:45' }, 'bet_back_date', /ISO 8601/],
+  ['bet_back_date with an offset', { bet_back_date: '2024-05-01T13:50:00+10:00' }, undefined],
+  ['bet_back_date in the future', { bet_back_date: '2024-05-03T00:00:00Z' }, 'bet_back_date', /future/],
+  ['time within the clock skew', { time: '2024-05-02T00:04:00Z' }, undefined],
   // money
   ['amount is required', { amount: undefined }, 'amount', /required/],
   ['amount negative', { amount: -1 }, 'amount', /negative/],
@@ -104,6 +123,10 @@ const rows: Row[] = [
   ['bet_back_amount negative', { bet_back_amount: -2 }, 'bet_back_amount', /negative/],
   ['bet_back_revenue negative', { bet_back_revenue: -2 }, 'bet_back_revenue', /negative/],
   ['amount too large', { amount: 1e12 }, 'amount', /below/],
+  ['amount zero is allowed', { amount: 0, payout: 0, net_result: 0 }, undefined],
+  ['amount as a boolean', { amount: true }, 'amount', /JSON number/],
+  ['net_result too large', { net_result: -1e12 }, 'net_result', /below/],
+  ['bet_back_amount and revenue given', { back_indicator: true, bet_back_amount: 20, bet_back_revenue: 0 }, undefined],
   // booleans
   ['bonus as a string', { bonus: 'true' }, 'bonus', /true or false/],
   ['resulted as 1', { resulted: 1 }, 'resulted', /true or false/],
@@ -112,15 +135,22 @@ const rows: Row[] = [
   ['currency lower case', { currency: 'nzd' }, undefined],
   ['currency unknown', { currency: 'XYZ' }, 'currency', /ISO 4217/],
   ['currency not 3 letters', { currency: 'AUDD' }, 'currency', /ISO 4217/],
+  ['currency not a string', { currency: 36 }, 'currency', /ISO 4217/],
   // ids
   ['V2 id empty', { id: '' }, 'id', /1 to 64/],
   ['V2 id too long', { id: 'x'.repeat(65) }, 'id', /1 to 64/],
   ['V2 id integer', { id: 12 }, 'id', /uploadRace\)/],
+  ['V2 id with a control character', { id: 'a\tb' }, 'id', /control characters/],
+  ['V2 id with an unpaired surrogate', { id: 'a\udfff' }, 'id', /unpaired surrogate/],
+  ['V2 id of 64 characters', { id: 'x'.repeat(64) }, undefined],
+  ['id missing', { id: undefined }, 'id', /required/],
+  ['bet_back_id as a fraction', { bet_back_id: 1.5 }, 'bet_back_id', /string or an integer/],
   ['bet_back_id integer or string', { bet_back_id: 9981 }, undefined],
   // source
   ['source defaults for a single agency', { source: undefined }, undefined],
   ['source case-insensitive', { source: 'tab' }, undefined],
   ['unknown source', { source: 'XBET' }, 'source', /not one of this client's agencies/],
+  ['source not a string', { source: 7 }, 'source', /must be a string/],
 ];
 
 for (const [name, over, field, message] of rows) {
@@ -205,4 +235,14 @@ test('net_result that is not amount - payout on a Paid bet is a warning, not an 
   const r = check(buildBet({ amount: 10, payout: 35, net_result: 25 }));
   assert.ok(r.ok);
   assert.deepEqual(r.warnings.map((w) => w.code), ['net_result_mismatch']);
+  // Exact in micro-units: 6 - 14.415 is -8.415 although 6 - 14.415 in floats is -8.415000000000001.
+  const exact = check(buildBet({ type: 'multi', amount: 6, price: 1.55, payout: 14.415, net_result: -8.415 }));
+  assert.ok(exact.ok);
+  assert.deepEqual(exact.warnings.map((w) => [w.code, w.field]), [['precision', 'bets/0/payout'], ['precision', 'bets/0/net_result']]);
+  // Not checked where amount - payout is not the operator's whole story: unsettled and bonus bets.
+  for (const over of [{ status: 'Unresulted' }, { bonus: true }, { status: 'Cancelled' }]) {
+    const r2 = check(buildBet({ amount: 10, payout: 35, net_result: 25, ...over }));
+    assert.ok(r2.ok);
+    assert.deepEqual(r2.warnings, [], JSON.stringify(over));
+  }
 });

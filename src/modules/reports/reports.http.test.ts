@@ -117,11 +117,14 @@ test('scope upload sees its own tenant only', async () => {
 });
 
 test('scope report: every tenant, bets on meetings in its jurisdictions or by customers in them', async () => {
-  // VIC: a5, a6, b1 on Flemington (VIC), and a2 by a VIC customer at Randwick.
-  const got = await rows(vic, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id');
-  assert.deepEqual(got.map((r) => [r.tenant_id === a.tenant.tenant_id ? 'A' : 'B', r.meeting_id, r.bets, r.turnover]).sort(), [
-    ['A', 100, 1, '20.00'], ['A', 200, 2, '27.33'], ['B', 200, 1, '50.00'],
+  // VIC: a5, a6, b1 on Flemington (VIC), a2 by a VIC customer at Randwick, and the multi m1 whose
+  // second leg is at Flemington: a VIC authority sees it, on that leg (its first is NSW's).
+  const got = await rows(vic, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id,race_number');
+  assert.deepEqual(got.map((r) => [r.tenant_id === a.tenant.tenant_id ? 'A' : 'B', r.meeting_id, r.race_number, r.bets, r.turnover]).sort(), [
+    ['A', 100, 1, 1, '20.00'], ['A', 200, 2, 3, '33.33'], ['B', 200, 2, 1, '50.00'],
   ]);
+  const multi = await rows(vic, 'turnover?from=2024-05-01&to=2024-05-01&group_by=type');
+  assert.deepEqual(multi.filter((r) => r.type === 'multi').map((r) => [r.bets, r.turnover, r.payout]), [[1, '6.00', '14.42']]);
   const total = await rows(nswQld, 'turnover?from=2024-05-01&to=2024-05-02');
   // NSW/QLD: all of meeting 100 (a1..a4, m1, b2), meeting 300 (a7), and NSW customers at Flemington (a5, a6, b1).
   assert.deepEqual(totals(total[0]!), [10, 2, '253.33', '20.00', '10.00', '50.92', '202.42']);

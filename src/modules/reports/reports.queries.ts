@@ -1,7 +1,8 @@
 // SQL of the reports: one aggregate statement per report, computed in PostgreSQL. Tables:
 // src/db/migrations/0002_reporting.sql (reported_bets, meetings) and 0001 (operator_clients).
-// Rules (docs/reports.md): a bet counts once, on its lowest uploaded leg; Cancelled and FullRefund
-// count zero; money is summed exactly (NUMERIC) and rounded once, to cents, per figure.
+// Rules (docs/reports.md): a bet counts once, on its lowest uploaded leg the viewer sees;
+// Cancelled and FullRefund count zero; money is summed exactly (NUMERIC) and rounded once, to
+// cents, per figure.
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 
 /**
@@ -47,12 +48,14 @@ const MULTI_ROW_TYPES = `('multi', 'quaddie', 'dailydouble')`;
 // conditions on them. $1 tenant id (operator) or client id (authority), $2 from, $3 to, $4 meeting id.
 // The rows come tenant by tenant (LATERAL), so each tenant's slice is read along (tenant_id,
 // racing_day) or (tenant_id, meeting_id, ...): tenant_id leads every index (ARCHITECTURE).
-function inView(viewer: Viewer, extra = ''): { from: string; where: string[] } {
+// `lowerLeg` is the test that a lower leg l of the same bet is also in view (then the bet is counted
+// there, not on b): an operator sees every leg; an authority the legs on its meetings or customers.
+function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lowerLeg: string } {
   const slice = `SELECT * FROM reported_bets r
     WHERE r.tenant_id = t.tenant_id AND r.racing_day BETWEEN $2::date AND $3::date
       AND ($4::bigint IS NULL OR r.meeting_id = $4::bigint) ${extra}`;
   if (viewer.kind === 'tenant') {
-    return { from: `(SELECT $1::uuid AS tenant_id) t CROSS JOIN LATERAL (${slice}) b`, where: [] };
+    return { from: `(SELECT $1::uuid AS tenant_id) t CROSS JOIN LATERAL (${slice}) b`, where: [], lowerLeg: 'true' };
   }
   // Bets on meetings in the authority's jurisdictions, or by customers in them (user_state).
   return {
@@ -60,6 +63,8 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[] } {
       CROSS JOIN tenants t CROSS JOIN LATERAL (${slice}) b
       LEFT JOIN meetings m ON m.meeting_id = b.meeting_id`,
     where: ['(m.jurisdiction = ANY (v.jurisdictions) OR b.user_state = ANY (v.jurisdictions))'],
+    lowerLeg: `(l.user_state = ANY (v.jurisdictions)
+      OR (SELECT lm.jurisdiction FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY (v.jurisdictions))`,
   };
 }
 
@@ -86,10 +91,12 @@ WITH counted AS (
              AND l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id
            ORDER BY l.last_received_at DESC, l.leg DESC LIMIT 1)) s
   ) x
-  -- A bet of several rows counts once: on its lowest uploaded leg (the race it is attributed to).
+  -- A bet of several rows counts once: on its lowest uploaded leg in view (the race it is
+  -- attributed to). Not limited to from/to: a bet's race does not depend on the range asked.
   WHERE ${[...view.where, `(b.leg = 1 OR NOT EXISTS (
     SELECT 1 FROM reported_bets l
-    WHERE l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id AND l.leg < b.leg))`].join(' AND ')}
+    WHERE l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id AND l.leg < b.leg
+      AND ${view.lowerLeg}))`].join(' AND ')}
 ), sums AS (
   SELECT ${[...keys, 'count(*) AS bets', 'count(*) FILTER (WHERE void) AS void_bets',
     'coalesce(sum(amount) FILTER (WHERE NOT void), 0) AS turnover',
