@@ -85,9 +85,12 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
 /** A tenant with one client; returns the client's credentials and a token for it. */
 export async function seedClient(
   ctx: TestContext,
-  options: { scopes?: string[]; agencies?: string[]; jurisdictions?: string[]; currency?: string; timezone?: string } = {},
+  options: { scopes?: string[]; agencies?: string[]; jurisdictions?: string[]; currency?: string; timezone?: string; tenantId?: string } = {},
 ) {
-  const tenant = await ctx.tenants.createTenant({ name: 'Test Bet', currency: options.currency, timezone: options.timezone });
+  // A new tenant, unless the client is to join an existing one.
+  const tenant = options.tenantId
+    ? await ctx.tenants.requireTenant(options.tenantId)
+    : await ctx.tenants.createTenant({ name: 'Test Bet', currency: options.currency, timezone: options.timezone });
   const client = await ctx.tenants.createClient({
     tenantId: tenant.tenant_id,
     scopes: options.scopes ?? ['upload'],

@@ -130,6 +130,14 @@ test('scope report: every tenant, bets on meetings in its jurisdictions or by cu
   assert.deepEqual(totals(total[0]!), [10, 2, '253.33', '20.00', '10.00', '50.92', '202.42']);
 });
 
+test('scope report without jurisdictions (an operator\'s analyst): its own tenant, not every tenant', async () => {
+  const analyst = await seedClient(ctx, { scopes: ['report'], tenantId: b.tenant.tenant_id });
+  const got = await rows(analyst, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id');
+  assert.deepEqual(got.map((r) => [r.tenant_id, r.bets, r.turnover]), [[b.tenant.tenant_id, 2, '90.00']]);
+  const both = await seedClient(ctx, { scopes: ['upload', 'report'], tenantId: b.tenant.tenant_id, agencies: ['XB'] });
+  assert.deepEqual(await rows(both, 'turnover?from=2024-05-01&to=2024-05-02'), await rows(b, 'turnover?from=2024-05-01&to=2024-05-02'));
+});
+
 test('a multi: once however many legs; money and status from the latest leg received; no leg 1: lowest leg', async () => {
   await upload(c, ON_TIME, 100, 1, [bet('mm', { type: 'multi', leg: 1, amount: 8, payout: 0, status: 'Unresulted' })]);
   await upload(c, '2024-05-01T19:00:00+10:00', 200, 2, [bet('mm', { type: 'multi', leg: 2, amount: 8, payout: 20, status: 'Paid' })]);

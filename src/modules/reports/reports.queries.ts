@@ -20,6 +20,13 @@ export function inReportTransaction<T>(db: Pool, timeoutMs: number, fn: (tx: Que
 /** Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions. */
 export type Viewer = { kind: 'tenant'; tenantId: string } | { kind: 'authority'; clientId: string };
 
+/** The jurisdictions of a client (empty when it has none or does not exist). */
+export async function clientJurisdictions(db: Queryable, clientId: string): Promise<string[]> {
+  const { rows } = await db.query<{ jurisdictions: string[] }>(
+    'SELECT jurisdictions FROM operator_clients WHERE client_id = $1', [clientId]);
+  return rows[0]?.jurisdictions ?? [];
+}
+
 export interface Range {
   from: string;
   to: string;

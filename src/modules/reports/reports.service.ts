@@ -1,7 +1,7 @@
 // Reports on reported bets (spec 1.1: "available for reporting to the operator, track owners,
 // racing authorities and regulators"): turnover grouped any way, and the compliance report of late
 // uploads (spec 8). Parameters are checked here, with messages that say what is wrong and where.
-import type { Pool } from '../../db/pool.ts';
+import type { Pool, Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './reports.queries.ts';
@@ -85,11 +85,16 @@ function parseMeeting(raw: string | undefined, errors: FieldError[]): string | n
   return BigInt(raw).toString();
 }
 
-/** Scope report (an authority) sees across tenants within its jurisdictions; scope upload its own tenant. */
-export function viewerOf(principal: Principal): q.Viewer {
-  return principal.scopes.includes('report')
-    ? { kind: 'authority', clientId: principal.clientId }
-    : { kind: 'tenant', tenantId: principal.tenantId };
+/**
+ * A `report` client with jurisdictions is an authority: it sees across tenants within them. Any
+ * other client (`upload`, or `report` without jurisdictions: an operator's own analyst) sees its
+ * own tenant — so an operator's report client never finds its reports empty.
+ */
+async function viewerOf(db: Queryable, principal: Principal): Promise<q.Viewer> {
+  if (principal.scopes.includes('report') && (await q.clientJurisdictions(db, principal.clientId)).length > 0) {
+    return { kind: 'authority', clientId: principal.clientId };
+  }
+  return { kind: 'tenant', tenantId: principal.tenantId };
 }
 
 export const METRICS = ['bets', 'void_bets', 'turnover', 'bonus_turnover', 'bet_back_turnover', 'payout', 'net_result'] as const;
@@ -105,7 +110,7 @@ export function createReportsService({ db }: { db: Pool }) {
       const meetingId = parseMeeting(query.meeting_id, errors);
       const keys = parseGroupBy(query.group_by, errors);
       if (errors.length) throw invalid(errors);
-      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, (tx) => q.turnover(tx, viewerOf(principal), { ...range, meetingId }, keys));
+      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, async (tx) => q.turnover(tx, await viewerOf(tx, principal), { ...range, meetingId }, keys));
       // meeting_id is a bigint (a string from pg); ids of the reporting system fit a JSON number.
       if (keys.includes('meeting_id')) for (const row of rows) row.meeting_id = row.meeting_id === null ? null : Number(row.meeting_id);
       return { columns: [...keys, ...METRICS], rows };
@@ -115,7 +120,7 @@ export function createReportsService({ db }: { db: Pool }) {
       const errors: FieldError[] = [];
       const range = parseRange(query, errors);
       if (errors.length) throw invalid(errors);
-      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, (tx) => q.lateUploads(tx, viewerOf(principal), range));
+      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, async (tx) => q.lateUploads(tx, await viewerOf(tx, principal), range));
       return {
         columns: [...LATE_COLUMNS],
         rows: rows.map((r) => ({
