@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
   wallet_call_not_found: { status: 404, title: 'Wallet call not found' },
   wallet_call_not_failed: { status: 409, title: 'Wallet call is not parked as failed' },
+  wallet_no_reservation: { status: 409, title: 'refundBet without a successful reservation' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

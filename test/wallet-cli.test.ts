@@ -1,5 +1,5 @@
-// The wallet commands through the real bin/wagerline: set-wallet (no secret printed or stored in
-// clear), wallet failed / retry / calls.
+// The wallet commands through the real bin/wagerline: set-wallet in both auth modes (no secret
+// printed or stored in clear), wallet failed / retry / resolve / calls.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -71,4 +71,57 @@ test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', asy
   assert.deepEqual(listed.calls[0].attempt_log.map((a: { http_status: number }) => a.http_status), [422, 200]);
   await worker.stop();
   await wallet.close();
+});
+
+test('set-wallet --auth api_key: the key is sealed, never printed; switching modes clears the other secrets; resolve unblocks a bet', async () => {
+  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'CLI api key' });
+  const apiKey = 'operator-api-key-0123456789';
+  const set = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', `${sandbox.url}/`, '--auth', 'api_key',
+    '--api-key', apiKey, '--api-key-header', 'X-Operator-Key', '--amount-unit', 'cents'], env);
+  assert.equal(set.code, 0, set.stderr);
+  const view = set.json();
+  assert.deepEqual([view.auth, view.api_key_header, view.client_id, view.signed, view.amount_unit, view.url], ['api_key', 'x-operator-key', null, false, 'cents', sandbox.url]);
+  assert.ok(!set.stdout.includes(apiKey) && !set.stderr.includes(apiKey));
+  const row = (await db.pool.query('SELECT * FROM wallet_configs WHERE tenant_id = $1', [tenant.tenant_id])).rows[0];
+  assert.ok(!JSON.stringify(row).includes(apiKey));
+  assert.equal(createSecretBox(key).open(row.api_key_enc), apiKey);
+
+  const back = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', sandbox.url, '--auth', 'client_credentials',
+    '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret], env);
+  assert.equal(back.code, 0, back.stderr);
+  assert.deepEqual([back.json().auth, back.json().api_key_header], ['client_credentials', null]);
+  const switched = (await db.pool.query('SELECT api_key_enc, client_secret_enc FROM wallet_configs WHERE tenant_id = $1', [tenant.tenant_id])).rows[0];
+  assert.equal(switched.api_key_enc, null);
+  assert.ok(switched.client_secret_enc);
+  const missing = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', sandbox.url, '--auth', 'api_key'], env);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /--auth api_key needs --api-key/);
+
+  const wallet = createWalletService({
+    db: db.pool, box: createSecretBox(key),
+    config: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
+  });
+  const worker = wallet.createWorker({ listen: false });
+  try {
+    const betId = randomUUID();
+    const userId = randomUUID();
+    const [first, second] = await withTransaction(db.pool, async (tx) => [
+      await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId, userId) }),
+      await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId, userId) }),
+    ]);
+    sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 400 }]);
+    await worker.drain();
+    const all = await runCli(['wallet', 'failed'], env);
+    assert.ok(all.json().calls.some((c: { call_id: string }) => c.call_id === first!.transactionId));
+    const resolved = await runCli(['wallet', 'resolve', first!.transactionId, '--note', 'credited by hand'], env);
+    assert.equal(resolved.code, 0, resolved.stderr);
+    assert.deepEqual([resolved.json().status, resolved.json().note], ['resolved', 'credited by hand']);
+    await worker.drain();
+    const calls = (await runCli(['wallet', 'calls', '--bet', betId], env)).json().calls;
+    assert.deepEqual(calls.map((c: { transaction_id: string; status: string }) => [c.transaction_id, c.status]),
+      [[first!.transactionId, 'resolved'], [second!.transactionId, 'delivered']]);
+  } finally {
+    await worker.stop();
+    await wallet.close();
+  }
 });

@@ -1,5 +1,6 @@
 // The wallet HTTP client against a tiny real HTTP server on 127.0.0.1: headers, signing, the
-// shared token request, renewal before expiry (injected clock), the call bound.
+// shared token request, renewal before expiry (injected clock), the call bound (to the last
+// byte), connection reuse, and abandoning a call whose lease is lost.
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import http from 'node:http';
@@ -17,6 +18,7 @@ interface Seen {
 const seen: Seen[] = [];
 let tokenRequests = 0;
 let hang = false;
+let sockets = 0;
 let server: http.Server;
 let url: string;
 
@@ -33,10 +35,16 @@ before(async () => {
         return;
       }
       if (hang) return; // never answers
+      if (req.url === '/w/stall') {
+        // Headers and half a body at once, the rest never: only a bound on the last byte ends it.
+        res.writeHead(200, { 'content-type': 'application/json' }).write('{"success":');
+        return;
+      }
       res.setHeader('content-type', 'application/json');
       res.end('{"success":true}');
     });
   });
+  server.on('connection', () => sockets++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/w/`;
 });
@@ -110,6 +118,70 @@ test('a call with no answer is cut at the configured bound and is a retryable er
     assert.equal(attempt!.verdict, 'retry');
     assert.equal(attempt!.httpStatus, null);
     assert.match(attempt!.error!, /timeout: no complete response within 300 ms/);
+  } finally {
+    hang = false;
+    await client.close();
+  }
+});
+
+test('the bound runs to the last byte: headers that arrive in time do not end it', async () => {
+  const client = createWalletHttp({ timeoutMs: 300 });
+  const endpoint: WalletEndpoint = {
+    tenantId: 't4', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+  };
+  try {
+    const [attempt] = await client.send(endpoint, 'stall', body, 'tx');
+    assert.equal(attempt!.verdict, 'retry');
+    assert.equal(attempt!.httpStatus, null, 'a status line without its body is no answer');
+    assert.match(attempt!.error!, /timeout: no complete response within 300 ms/);
+  } finally {
+    await client.close();
+  }
+});
+
+test('one keep-alive connection pool per wallet origin: connections are reused, not opened per call', async () => {
+  const client = createWalletHttp({ timeoutMs: 2000 });
+  const endpoint: WalletEndpoint = {
+    tenantId: 't5', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+  };
+  const before = sockets;
+  // undici may dispatch the next request a moment before the previous socket is back in the
+  // pool, so one sequential caller can use two sockets in turn — but never one per call.
+  for (let i = 0; i < 20; i++) assert.equal((await client.send(endpoint, 'credit', body, `ka${i}`))[0]!.verdict, 'success');
+  assert.ok(sockets - before <= 2, `20 sequential calls opened ${sockets - before} connections`);
+  await Promise.all(Array.from({ length: 5 }, (_, i) => client.send(endpoint, 'credit', body, `burst${i}`)));
+  const afterBurst = sockets;
+  for (let i = 0; i < 20; i++) await client.send(endpoint, 'credit', body, `again${i}`);
+  assert.equal(sockets, afterBurst, 'the pooled connections are reused afterwards');
+  // Another wallet origin gets a pool of its own.
+  let otherSockets = 0;
+  const otherServer = http.createServer((_req, res) => res.end('{"success":true}')).on('connection', () => otherSockets++);
+  await new Promise<void>((resolve) => otherServer.listen(0, '127.0.0.1', resolve));
+  const other = { ...endpoint, url: `http://127.0.0.1:${(otherServer.address() as AddressInfo).port}/` };
+  assert.equal((await client.send(other, 'credit', body, 'other-origin'))[0]!.verdict, 'success');
+  assert.deepEqual([sockets, otherSockets], [afterBurst, 1]);
+  await client.close();
+  otherServer.close();
+});
+
+test('a stop signal abandons a call in flight before the bound, and one not yet sent is not sent', async () => {
+  const client = createWalletHttp({ timeoutMs: 5000 });
+  const endpoint: WalletEndpoint = {
+    tenantId: 't6', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+  };
+  hang = true;
+  try {
+    const stop = new AbortController();
+    const pending = client.send(endpoint, 'credit', body, 'stop-1', stop.signal);
+    while (!seen.some((s) => s.headers['idempotency-key'] === 'stop-1')) await new Promise((resolve) => setTimeout(resolve, 5));
+    stop.abort('lease lost');
+    const [attempt] = await pending;
+    assert.equal(attempt!.verdict, 'retry');
+    assert.match(attempt!.error!, /^abandoned: lease lost/);
+    const count = seen.length;
+    const [never] = await client.send(endpoint, 'credit', body, 'stop-2', stop.signal);
+    assert.match(never!.error!, /^not sent: lease lost/);
+    assert.equal(seen.length, count);
   } finally {
     hang = false;
     await client.close();

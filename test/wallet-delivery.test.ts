@@ -171,6 +171,33 @@ describe('retries', () => {
     assert.equal((await f.call(call!.transactionId)).attempts, 1);
   });
 
+  test('a 401 that a fresh token does not cure counts as a failure on the schedule (not final)', async () => {
+    const [call] = await f.enqueue(credit());
+    const invalid = { message: 'token refused', code: 'INVALID_TOKEN', statusCode: 401 };
+    f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 401, times: 2, body: invalid }]);
+    await f.worker.drain();
+    const row = await f.call(call!.transactionId);
+    assert.deepEqual([row.status, row.failures, row.last_code], ['pending', 1, 'INVALID_TOKEN']);
+    assert.equal(row.next_attempt_at.getTime(), f.clock().getTime() + 5 * MIN);
+    assert.deepEqual((await f.attempts(call!.transactionId)).map((a) => [a.http_status, a.outcome]), [[401, 'unauthorized'], [401, 'unauthorized']]);
+  });
+
+  test('a token endpoint that fails is retried on the schedule, and the call is not sent without a token', async () => {
+    const [call] = await f.enqueue(credit());
+    f.wallet.http.forgetTokens();
+    f.sandbox.injectFaults([{ op: 'auth/token', kind: 'status', status: 503 }]);
+    await f.worker.drain();
+    const row = await f.call(call!.transactionId);
+    assert.deepEqual([row.status, row.failures], ['pending', 1]);
+    const [attempt] = await f.attempts(call!.transactionId);
+    assert.deepEqual([attempt.http_status, attempt.outcome], [null, 'retry']);
+    assert.match(attempt.error, /token request failed: HTTP 503/);
+    assert.ok(!f.sandbox.requests().some((r) => (r.body as { transactionId?: string })?.transactionId === call!.transactionId));
+    f.clock.advance(5 * MIN);
+    await f.worker.drain();
+    assert.equal((await f.call(call!.transactionId)).status, 'delivered');
+  });
+
   test('a parked call blocks the later calls of its bet until it is retried', async () => {
     const betId = randomUUID();
     const userId = randomUUID();
@@ -192,7 +219,7 @@ describe('retries', () => {
     assert.deepEqual(listed.calls.map((c) => [c.seq, c.status, c.attempt_log.length]), [[1, 'delivered', 2], [2, 'delivered', 1]]);
   });
 
-  test('a call without a complete answer within the bound is cut and retried', async () => {
+  test('a call without a complete answer within the bound (no headers, or a stalled body) is cut and retried', async () => {
     const g = await walletFixture({ settings: { WAGERLINE_WALLET_TIMEOUT_MS: 200, WAGERLINE_WALLET_LEASE_MS: 2000 } });
     try {
       const [call] = await g.enqueue(credit());
@@ -201,6 +228,14 @@ describe('retries', () => {
       const [attempt] = await g.attempts(call!.transactionId);
       assert.match(attempt.error, /timeout: no complete response within 200 ms/);
       assert.equal((await g.call(call!.transactionId)).status, 'pending');
+      // Headers in time but the body never completes: the bound is on the last byte.
+      g.sandbox.injectFaults([{ op: 'credit', kind: 'stall' }]);
+      g.clock.advance(5 * MIN);
+      await g.worker.drain();
+      const second = (await g.attempts(call!.transactionId))[1];
+      assert.deepEqual([second.http_status, second.outcome], [null, 'retry']);
+      assert.match(second.error, /timeout: no complete response within 200 ms/);
+      assert.equal((await g.call(call!.transactionId)).failures, 2);
     } finally {
       await g.close();
     }

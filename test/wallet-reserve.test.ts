@@ -1,9 +1,12 @@
 // The synchronous reserve (spec 3, 8) against the sandbox: reserved, rejected, and every way its
-// outcome can stay unknown — the bet is not taken and no user money stays held.
+// outcome can stay unknown — the bet is not taken and no user money stays held — and the ways it
+// is known although no answer came (the wallet was never reached).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { writeOutboxRow } from '../src/modules/wallet/wallet.outbox.ts';
+import { freePort } from './helpers/net.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
@@ -53,6 +56,26 @@ test('apply-then-fail once: asking again with the same transactionId learns that
   assert.deepEqual((await f.attempts(result.transactionId)).map((a) => a.http_status), [500, 200]);
   assert.equal((await f.sandbox.effects()).get(result.transactionId), 1);
   assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' });
+});
+
+test('never reached the wallet (no token): rejected, nothing to ask again in the background or refund', async () => {
+  const p = place();
+  f.wallet.http.forgetTokens();
+  f.sandbox.injectFaults([{ op: 'auth/token', kind: 'status', status: 503, times: 3 }]);
+  const result = await p.reserve();
+  assert.ok(result.outcome === 'rejected' && result.httpStatus === null && /token request failed: HTTP 503/.test(result.message ?? ''), JSON.stringify(result));
+  assert.equal(f.sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string }).betId === p.betId).length, 0);
+  assert.deepEqual((await f.wallet.callsOfBet(p.betId)).calls.map((c) => [c.op, c.status, c.attempts]), [['reserve', 'refused', 3]]);
+});
+
+test('never reached the wallet (connection refused): rejected, not unknown', async () => {
+  const tenant = await createTenantService({ db: f.db.pool }).createTenant({ name: 'Closed wallet' });
+  await f.wallet.setWallet({ tenantId: tenant.tenant_id, url: `http://127.0.0.1:${await freePort()}`, auth: 'api_key', apiKey: 'k' });
+  const userId = randomUUID();
+  const betId = randomUUID();
+  const result = await f.wallet.reserve({ tenantId: tenant.tenant_id, betId, userId, amount: '1', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) });
+  assert.ok(result.outcome === 'rejected' && /ECONNREFUSED/.test(result.message ?? ''), JSON.stringify(result));
+  assert.deepEqual((await f.wallet.callsOfBet(betId)).calls.map((c) => [c.op, c.status]), [['reserve', 'refused']]);
 });
 
 test('unknown after every ask (hang): not taken; the worker learns the outcome and refunds', async () => {

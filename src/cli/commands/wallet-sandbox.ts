@@ -10,6 +10,22 @@ interface Opts {
   host: string; port: number; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string;
   apiKey?: string; apiKeyHeader: string; openingBalance: string; openingBonus: string; latencyMs: number;
   failRate: number; break: BreakMode[]; slowMs: number; memory?: boolean; amountUnit: 'dollars' | 'cents'; schema: string;
+  seed: Seed[]; signingSecret?: string;
+}
+
+interface Seed {
+  userId: string;
+  cash: string;
+  bonus?: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** --seed <userId>=<cash>[:<bonus>], repeatable: a user who starts with these balances (dollars). */
+function seed(raw: string, previous: Seed[] = []): Seed[] {
+  const match = /^([^=]+)=(\d+(?:\.\d{1,2})?)(?::(\d+(?:\.\d{1,2})?))?$/.exec(raw.trim());
+  if (!match || !UUID.test(match[1]!)) throw new InvalidArgumentError('must be <user uuid>=<cash>[:<bonus>], amounts in dollars, e.g. 6f1c7a52-…=50.00:10');
+  return [...previous, { userId: match[1]!, cash: match[2]!, ...(match[3] !== undefined && { bonus: match[3] }) }];
 }
 
 function int(name: string, min: number, max: number) {
@@ -49,8 +65,11 @@ async function run(opts: Opts): Promise<void> {
     const sandbox = await startWalletSandbox({
       host: opts.host, port: opts.port, auth, amountUnit: opts.amountUnit, openingBalance: opts.openingBalance,
       openingBonus: opts.openingBonus, latencyMs: opts.latencyMs, failRate: opts.failRate, breaks: opts.break, slowMs: opts.slowMs,
+      ...(opts.signingSecret !== undefined && { signingSecret: opts.signingSecret }),
       store: database ? { kind: 'postgres', pool: database.pool, schema: opts.schema } : { kind: 'memory' },
     });
+    // Seeding overwrites the balances of a user the persistent store already knows.
+    for (const s of opts.seed) await sandbox.seedUser(s.userId, { cash: s.cash, ...(s.bonus !== undefined && { bonus: s.bonus }) });
     const stop = () => {
       sandbox.close().then(() => database?.close()).then(() => process.exit(0), () => process.exit(1));
     };
@@ -68,6 +87,7 @@ async function run(opts: Opts): Promise<void> {
       opening_balance: opts.openingBalance,
       opening_bonus: opts.openingBonus,
       breaks: opts.break,
+      ...(opts.seed.length ? { seeded: opts.seed.map((s) => s.userId.toLowerCase()) } : {}),
       pid: process.pid,
     });
   } catch (error) {
@@ -89,6 +109,8 @@ export function registerWalletSandboxCommand(program: Command): void {
     .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
     .option('--opening-balance <dollars>', 'cash balance of a user seen for the first time', amount, '1000.00')
     .option('--opening-bonus <dollars>', 'bonus balance of a user seen for the first time', amount, '0.00')
+    .option('--seed <user=cash[:bonus]>', 'start a user with these balances in dollars (repeatable); others get the opening balances', seed, [])
+    .option('--signing-secret <secret>', 'require wagerline\'s request signature made with this secret on every transaction call (docs/wallet.md)')
     .option('--latency-ms <n>', 'delay before every transaction call is processed', int('--latency-ms', 0, 600_000), 0)
     .option('--fail-rate <r>', 'share (0..1) of transaction calls answered 503 SIMULATED_FAILURE', rate, 0)
     .option('--break <modes>', `misbehave on purpose (repeatable or comma-separated): ${BREAK_MODES.join(', ')}`, breaks, [])

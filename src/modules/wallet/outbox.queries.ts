@@ -84,16 +84,21 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
   return rows;
 }
 
-/** Extends the leases of calls still in flight, so a slow round is never taken over. */
-export async function renewLeases(db: Queryable, keys: { tenant_id: string; transaction_id: string; owner: string }[], leaseUntil: Date): Promise<void> {
-  if (!keys.length) return;
-  await db.query(
+/**
+ * Extends the leases of calls still in flight, so a slow round is never taken over. Returns the
+ * keys ("tenant/transaction/owner") whose lease this sender still held and extended.
+ */
+export async function renewLeases(db: Queryable, keys: { tenant_id: string; transaction_id: string; owner: string }[], leaseUntil: Date): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const { rows } = await db.query<{ tenant_id: string; transaction_id: string; lease_owner: string }>(
     `UPDATE wallet_calls c SET lease_until = $4
        FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS k(tenant_id, transaction_id, owner)
       WHERE c.tenant_id = k.tenant_id AND c.transaction_id = k.transaction_id
-        AND c.status = 'sending' AND c.lease_owner = k.owner`,
+        AND c.status = 'sending' AND c.lease_owner = k.owner
+      RETURNING c.tenant_id, c.transaction_id, c.lease_owner`,
     [col(keys, 'tenant_id'), col(keys, 'transaction_id'), col(keys, 'owner'), leaseUntil],
   );
+  return new Set(rows.map((r) => `${r.tenant_id}/${r.transaction_id}/${r.lease_owner}`));
 }
 
 /** A refundBet queued after a reservation that was refused for good must not be sent (spec 3). */

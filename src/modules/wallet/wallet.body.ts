@@ -4,6 +4,7 @@
 // stored row on every attempt, deterministically, so a retry sends the same details.
 import { AppError } from '../../errors.ts';
 import { amountOnWire, type AmountUnit } from './wallet.amount.ts';
+import { validateBetMetadata, type BetMetadata } from './wallet.metadata.ts';
 
 export const OPERATIONS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credit'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -26,7 +27,7 @@ export interface ReserveMetadata {
 /** Per-operation fields besides the common ones, as stored in wallet_calls.extra. */
 export interface CallExtra {
   transactionType?: string;
-  betMetadata?: Record<string, unknown>;
+  betMetadata?: BetMetadata;
   metadata?: ReserveMetadata;
 }
 
@@ -53,7 +54,7 @@ export function requireUuid(value: unknown, what: string): string {
 }
 
 /** Checks the operation-specific fields of a call and returns what is stored in `extra`. */
-export function validateExtra(op: Operation, input: { transactionType?: string; betMetadata?: unknown; metadata?: unknown }): CallExtra {
+export function validateExtra(op: Operation, input: { betId?: string; transactionType?: string; betMetadata?: unknown; metadata?: unknown }): CallExtra {
   const stray = (field: string, present: unknown) => {
     if (present !== undefined) throw new AppError('bad_request', `${field} is not a field of ${op} (spec 2.4)`);
   };
@@ -70,11 +71,8 @@ export function validateExtra(op: Operation, input: { transactionType?: string; 
       return { transactionType: input.transactionType };
     }
     case 'confirm': {
-      const meta = input.betMetadata;
-      if (!meta || typeof meta !== 'object' || Array.isArray(meta)) {
-        throw new AppError('bad_request', 'confirm needs betMetadata, an object (spec 2.5)');
-      }
-      return { betMetadata: meta as Record<string, unknown> };
+      if (input.betMetadata === undefined) throw new AppError('bad_request', 'confirm needs betMetadata, an object (spec 2.5)');
+      return { betMetadata: validateBetMetadata(input.betMetadata, input.betId) };
     }
     case 'reserve': {
       const meta = input.metadata as Partial<ReserveMetadata> | undefined;

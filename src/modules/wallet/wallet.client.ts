@@ -31,7 +31,15 @@ export interface Attempt {
   verdict: Verdict;
   code?: string;
   message?: string;
+  /**
+   * True when the request certainly never reached the wallet: no token, abandoned before sending,
+   * or no connection (refused, unknown host). Such an attempt cannot have taken effect.
+   */
+  notSent?: true;
 }
+
+/** Connection errors before any byte of the request left: the wallet cannot have seen it. */
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
 export const TIMESTAMP_HEADER = 'x-wagerline-timestamp';
 export const SIGNATURE_HEADER = 'x-wagerline-signature';
@@ -67,10 +75,17 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
     return pool;
   }
 
-  /** POST url with body, bounded from connect to last byte by timeoutMs. */
-  async function post(url: URL, body: string, headers: Record<string, string>) {
+  /**
+   * POST url with body, bounded from connect to last byte by timeoutMs. `stop` (optional) aborts
+   * sooner: the worker uses it when its lease on the call is lost, so no call is ever in flight
+   * from two senders at once.
+   */
+  async function post(url: URL, body: string, headers: Record<string, string>, stop?: AbortSignal) {
+    if (stop?.aborted) throw new Error(`not sent: ${String(stop.reason)}`);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
+    const onStop = () => controller.abort();
+    stop?.addEventListener('abort', onStop, { once: true });
     try {
       const response = await poolFor(url.origin).request({
         path: url.pathname + url.search,
@@ -84,10 +99,12 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
       const text = await response.body.text();
       return { status: response.statusCode, text };
     } catch (error) {
+      if (stop?.aborted) throw new Error(`abandoned: ${String(stop.reason)}`);
       if (controller.signal.aborted) throw new Error(`timeout: no complete response within ${timeoutMs} ms`);
       throw error;
     } finally {
       clearTimeout(timer);
+      stop?.removeEventListener('abort', onStop);
     }
   }
 
@@ -99,6 +116,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
 
   async function fetchToken(endpoint: WalletEndpoint & { auth: { kind: 'client_credentials' } }): Promise<{ token: string; ttl: number }> {
     const body = JSON.stringify({ grant_type: 'client_credentials', client_id: endpoint.auth.clientId, client_secret: endpoint.auth.clientSecret });
+    // Shared by concurrent callers, so not tied to any one caller's stop signal.
     const { status, text } = await post(endpointUrl(endpoint, 'auth/token'), body, {});
     let parsed: { access_token?: unknown; expires_in?: unknown } | undefined;
     try {
@@ -152,7 +170,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
     return { headers: { authorization: `Bearer ${token}` }, token };
   }
 
-  async function attempt(endpoint: WalletEndpoint, op: string, body: string, transactionId: string): Promise<Attempt & { token?: string }> {
+  async function attempt(endpoint: WalletEndpoint, op: string, body: string, transactionId: string, stop?: AbortSignal): Promise<Attempt & { token?: string }> {
     const startedAt = clock();
     const t0 = performance.now();
     const took = () => Math.round(performance.now() - t0);
@@ -160,8 +178,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
     try {
       auth = await authHeaders(endpoint);
     } catch (error) {
-      const e = error as Error & { httpStatus?: number };
-      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: e.message, verdict: 'retry' };
+      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: (error as Error).message, verdict: 'retry', notSent: true };
     }
     const headers: Record<string, string> = { ...auth.headers, 'idempotency-key': transactionId };
     if (endpoint.signingSecret) {
@@ -170,26 +187,28 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
       headers[SIGNATURE_HEADER] = signature(endpoint.signingSecret, timestamp, body);
     }
     try {
-      const { status, text } = await post(endpointUrl(endpoint, op), body, headers);
+      const { status, text } = await post(endpointUrl(endpoint, op), body, headers, stop);
       const classified = classifyResponse(status, text);
       return { startedAt, durationMs: took(), httpStatus: status, responseBody: text.slice(0, RECORDED_BODY_BYTES), error: null, ...classified, token: auth.token };
     } catch (error) {
       const e = error as Error & { code?: string };
       const message = e.code ? `${e.code}: ${e.message}` : e.message;
-      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: message, verdict: 'retry' };
+      const notSent = (e.code !== undefined && NOT_SENT_CODES.has(e.code)) || e.message.startsWith('not sent:');
+      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: message, verdict: 'retry', ...(notSent && { notSent: true as const }) };
     }
   }
 
   return {
     /**
      * Sends one call; returns every HTTP exchange it took: one, or two when a 401 made us renew
-     * the token and resend at once (spec 4.3). The last attempt's verdict is the call's.
+     * the token and resend at once (spec 4.3). The last attempt's verdict is the call's. Each
+     * exchange is bounded by the timeout; `stop` abandons the call sooner (see post()).
      */
-    async send(endpoint: WalletEndpoint, op: string, body: string, transactionId: string): Promise<Attempt[]> {
-      const first = await attempt(endpoint, op, body, transactionId);
-      if (first.verdict !== 'unauthorized' || endpoint.auth.kind !== 'client_credentials') return [strip(first)];
+    async send(endpoint: WalletEndpoint, op: string, body: string, transactionId: string, stop?: AbortSignal): Promise<Attempt[]> {
+      const first = await attempt(endpoint, op, body, transactionId, stop);
+      if (first.verdict !== 'unauthorized' || endpoint.auth.kind !== 'client_credentials' || stop?.aborted) return [strip(first)];
       if (first.token) dropToken(endpoint.tenantId, first.token);
-      const second = await attempt(endpoint, op, body, transactionId);
+      const second = await attempt(endpoint, op, body, transactionId, stop);
       return [strip(first), strip(second)];
     },
     /** Forgets cached tokens (tests, and a configuration change). */

@@ -15,9 +15,12 @@ export function createWalletMetrics(registry: Registry, db: Queryable, clock: ()
     registers: [registry],
   });
   let stats: Promise<Awaited<ReturnType<typeof outboxStats>>> | undefined;
-  // One query per scrape for all three gauges.
+  // One query per scrape for all three gauges: a scrape starts every collect() in the same tick,
+  // so they share the query in flight; the next scrape reads afresh.
   const read = () => {
-    stats ??= outboxStats(db).finally(() => setTimeout(() => (stats = undefined), 100));
+    stats ??= outboxStats(db).finally(() => {
+      stats = undefined;
+    });
     return stats;
   };
   new Gauge({

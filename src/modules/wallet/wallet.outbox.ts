@@ -6,7 +6,8 @@ import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { normalizeAmount } from './wallet.amount.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from './wallet.body.ts';
-import { insertCall } from './wallet.queries.ts';
+import type { BetMetadata } from './wallet.metadata.ts';
+import { insertCall, reserveStatus } from './wallet.queries.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -18,8 +19,8 @@ export interface WalletCallInput {
   bonusFlag: boolean;
   /** debit: deductbetwin | betwincancelled; credit: adjustreversetransaction | cashout | betpartialrefund. */
   transactionType?: string;
-  /** confirm: the bet metadata of spec 2.5. */
-  betMetadata?: Record<string, unknown>;
+  /** confirm: the bet metadata of spec 2.5 (id must be betId; checked by validateBetMetadata). */
+  betMetadata?: BetMetadata;
 }
 
 export interface EnqueuedCall {
@@ -80,15 +81,25 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
     throw new AppError('bad_request', `op must be one of ${DURABLE_OPERATIONS.join(', ')} (reserve is sent synchronously), got ${JSON.stringify(input.op)}`);
   }
   if (typeof input.bonusFlag !== 'boolean') throw new AppError('bad_request', 'bonusFlag must be a boolean');
+  const tenantId = requireUuid(input.tenantId, 'tenantId');
+  const betId = requireUuid(input.betId, 'betId');
+  if (input.op === 'refundBet') {
+    // spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
+    // reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
+    const reserve = await reserveStatus(tx, tenantId, betId);
+    if (reserve !== 'delivered') {
+      throw new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
+    }
+  }
   return writeOutboxRow(tx, {
-    tenantId: requireUuid(input.tenantId, 'tenantId'),
+    tenantId,
     transactionId: randomUUID(),
-    betId: requireUuid(input.betId, 'betId'),
+    betId,
     userId: requireUuid(input.userId, 'userId'),
     op: input.op,
     amount: normalizeAmount(input.amount),
     bonusFlag: input.bonusFlag,
-    extra: validateExtra(input.op, input),
+    extra: validateExtra(input.op, { ...input, betId }),
     now: (options.clock ?? (() => new Date()))(),
   });
 }

@@ -122,7 +122,16 @@ export async function insertCall(db: Queryable, c: NewCall): Promise<{ seq: numb
   return rows[0];
 }
 
-/** The open (not yet finished) calls of a bet after a given sequence, oldest first. */
+/** The status of a bet's reserve call, or undefined when the bet has none. */
+export async function reserveStatus(db: Queryable, tenantId: string, betId: string): Promise<CallRow['status'] | undefined> {
+  const { rows } = await db.query<{ status: CallRow['status'] }>(
+    "SELECT status FROM wallet_calls WHERE tenant_id = $1 AND bet_id = $2 AND op = 'reserve' ORDER BY seq LIMIT 1",
+    [tenantId, betId],
+  );
+  return rows[0]?.status;
+}
+
+/** The calls of a bet after a given sequence, oldest first. */
 export async function laterCalls(db: Queryable, tenantId: string, betId: string, afterSeq: number): Promise<CallRow[]> {
   const { rows } = await db.query<CallRow>(
     'SELECT * FROM wallet_calls WHERE tenant_id = $1 AND bet_id = $2 AND seq > $3 ORDER BY seq',

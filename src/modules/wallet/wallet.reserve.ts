@@ -32,7 +32,7 @@ export interface ReserveInput {
 export type ReserveResult =
   /** The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction. */
   | { outcome: 'reserved'; transactionId: string }
-  /** The wallet refused (a 4xx, e.g. insufficient funds or an invalid token): do not take the bet. */
+  /** The wallet refused (a 4xx, e.g. insufficient funds or an invalid token), or was never reached: do not take the bet. */
   | { outcome: 'rejected'; transactionId: string; httpStatus: number | null; code?: string; message?: string }
   /** No certain answer: do not take the bet; a conditional refundBet is queued (see above). */
   | { outcome: 'unknown'; transactionId: string; error: string; refundQueued: true };
@@ -42,7 +42,7 @@ export interface ReserverOptions {
   box: SecretBox;
   http: WalletHttp;
   clock?: () => Date;
-  timeoutMs: number;
+  /** Lease of the reserve row, renewed while asking; after a crash the rescue takes over within it. */
   leaseMs: number;
   retries: number;
   metrics?: WalletMetrics;
@@ -63,8 +63,30 @@ const attemptRecord = (row: { tenant_id: string; transaction_id: string }, n: nu
   worker,
 });
 
+/**
+ * Holds the lease of the reserve row while placement asks the wallet: renewed every third of the
+ * lease, so a crash is noticed (and the reserve rescued) within one lease however long the asks
+ * take. `stop` fires when the lease is lost or could run out before the next renewal: from then
+ * on the rescue owns the call, and this caller must not send it again.
+ */
+function holdLease(db: Pool, key: { tenant_id: string; transaction_id: string; owner: string }, until: Date, leaseMs: number, clock: () => Date) {
+  const stop = new AbortController();
+  const every = Math.max(200, Math.floor(leaseMs / 3));
+  let leaseUntil = until.getTime();
+  const timer = setInterval(() => {
+    const now = clock().getTime();
+    if (leaseUntil - now <= every) return stop.abort('lease about to run out: it could not be renewed');
+    const until = now + leaseMs;
+    oq.renewLeases(db, [key], new Date(until)).then((renewed) => {
+      if (renewed.size) leaseUntil = until;
+      else stop.abort('lease lost: the reserve was taken over by the rescue');
+    }, () => undefined); // a failed renewal shows up as a lease about to run out
+  }, every);
+  return { signal: stop.signal, release: () => clearInterval(timer) };
+}
+
 export function createReserver(options: ReserverOptions) {
-  const { db, box, http, timeoutMs, retries, metrics } = options;
+  const { db, box, http, retries, metrics } = options;
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
 
@@ -73,9 +95,8 @@ export function createReserver(options: ReserverOptions) {
     const endpoint = await loadEndpoint(db, box, tenantId);
     const owner = `reserve/${randomUUID()}`;
     const now = clock();
-    // Long enough for every ask (two exchanges each when a 401 renews the token), then a margin.
-    const leaseUntil = new Date(now.getTime() + (retries + 1) * 2 * timeoutMs + options.leaseMs);
     const transactionId = randomUUID();
+    const key = { tenant_id: tenantId, transaction_id: transactionId };
     const call = {
       tenantId,
       transactionId,
@@ -86,18 +107,37 @@ export function createReserver(options: ReserverOptions) {
       bonusFlag: input.bonusFlag,
       extra: validateExtra('reserve', { metadata: input.metadata }),
     };
-    const { seq } = await writeOutboxRow(db, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until: leaseUntil } });
     const body = buildBody({ ...call, token: input.token }, endpoint.amountUnit);
-
+    // The row is written first, leased to this caller, so a crash at any point leaves a row the
+    // worker's rescue can finish.
+    const until = new Date(now.getTime() + options.leaseMs);
+    const { seq } = await writeOutboxRow(db, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until } });
+    const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;
-    for (let ask = 0; ; ask++) {
-      const sent = await http.send(endpoint, 'reserve', body, transactionId);
-      attempts.push(...sent);
-      last = sent[sent.length - 1]!;
-      if (last.verdict !== 'retry' || ask >= retries) break;
-      await new Promise((resolve) => setTimeout(resolve, backoff(ask)));
+    try {
+      for (let ask = 0; ; ask++) {
+        const sent = await http.send(endpoint, 'reserve', body, transactionId, lease.signal);
+        attempts.push(...sent);
+        last = sent[sent.length - 1]!;
+        if (last.verdict !== 'retry' || ask >= retries || lease.signal.aborted) break;
+        await new Promise((resolve) => setTimeout(resolve, backoff(ask)));
+      }
+      lease.release();
+      if (lease.signal.aborted) {
+        // The rescue owns the call now: it asks again and queues the conditional refund.
+        metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
+        return { outcome: 'unknown', transactionId, error: `${last.error ?? `HTTP ${last.httpStatus}`}; ${String(lease.signal.reason)}`, refundQueued: true };
+      }
+      return await finish({ ...call, seq }, owner, attempts, last, now);
+    } finally {
+      lease.release();
     }
+  };
+
+  /** Records the asks and turns their last answer into the result placement acts on. */
+  async function finish(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date): Promise<ReserveResult> {
+    const { tenantId, transactionId } = call;
     const key = { tenant_id: tenantId, transaction_id: transactionId };
     const records = attempts.map((a, i) => attemptRecord(key, i + 1, a, owner));
     const end = clock();
@@ -106,33 +146,47 @@ export function createReserver(options: ReserverOptions) {
       last_error: last.error ?? last.message ?? null,
     };
     if (last.verdict === 'success') {
-      await oq.complete(db, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
-      metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
-      return { outcome: 'reserved', transactionId };
+      const moved = await oq.complete(db, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
+      if (moved.length) {
+        metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
+        return { outcome: 'reserved', transactionId };
+      }
+      // The lease ran out just before: the rescue already queued a refund, so the bet must not be taken.
+      metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
+      return { outcome: 'unknown', transactionId, error: 'reserved, but the lease ran out before it was recorded; it will be refunded', refundQueued: true };
     }
-    if (last.verdict !== 'retry') {
-      // 'final' or a 401 that a fresh token did not cure: the wallet declined the placement.
+    if (last.verdict !== 'retry' || attempts.every((a) => a.notSent)) {
+      // 'final' or a 401 that a fresh token did not cure: the wallet declined the placement. Or no
+      // ask ever reached the wallet (no token, no connection): nothing can be reserved, so the
+      // outcome is known and nothing needs asking or refunding later.
       await oq.complete(db, [{ ...base, status: 'refused', next_attempt_at: now, finished_at: end }], records);
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'rejected' });
-      return { outcome: 'rejected', transactionId, httpStatus: last.httpStatus, ...(last.code && { code: last.code }), ...(last.message && { message: last.message }) };
+      const message = last.message ?? last.error;
+      return { outcome: 'rejected', transactionId, httpStatus: last.httpStatus, ...(last.code && { code: last.code }), ...(message && { message }) };
     }
     await withTransaction(db, async (tx) => {
       // The worker asks again at once, then on the spec 8 schedule; the refund waits behind it.
       await oq.complete(tx, [{ ...base, status: 'pending', next_attempt_at: end, finished_at: null }], records);
-      await queueConditionalRefund(tx, { ...call, seq }, end);
+      await queueConditionalRefund(tx, call, end);
     });
     metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
     return { outcome: 'unknown', transactionId, error: last.error ?? last.message ?? `HTTP ${last.httpStatus}`, refundQueued: true };
-  };
+  }
 }
 
 export type Reserve = ReturnType<typeof createReserver>;
 
-async function queueConditionalRefund(
-  tx: Tx,
-  call: { tenantId: string; betId: string; userId: string; amount: string; bonusFlag: boolean; seq: number },
-  now: Date,
-): Promise<void> {
+/** What the conditional refund copies from its reserve. */
+interface CallFacts {
+  tenantId: string;
+  betId: string;
+  userId: string;
+  amount: string;
+  bonusFlag: boolean;
+  seq: number;
+}
+
+async function queueConditionalRefund(tx: Tx, call: CallFacts, now: Date): Promise<void> {
   const later = await laterCalls(tx, call.tenantId, call.betId, call.seq);
   if (later.length) return; // the bet already has follow-up calls: placement took it after all
   await writeOutboxRow(tx, {

@@ -88,7 +88,6 @@ export function createWalletService(deps: WalletServiceDeps) {
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
     reserve: createReserver({
       db, box, http, clock, metrics,
-      timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS,
       leaseMs: config.WAGERLINE_WALLET_LEASE_MS,
       retries: config.WAGERLINE_WALLET_RESERVE_RETRIES,
     }),

@@ -7,15 +7,15 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import type { SecretBox } from '../../crypto/secret-box.ts';
-import type { Pool } from '../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { buildBody, type Operation } from './wallet.body.ts';
-import type { Attempt, WalletEndpoint, WalletHttp } from './wallet.client.ts';
+import type { WalletEndpoint, WalletHttp } from './wallet.client.ts';
 import { endpointOf } from './wallet-config.service.ts';
 import type { WalletMetrics } from './wallet.metrics.ts';
 import * as oq from './outbox.queries.ts';
 import { listWalletConfigs, type CallRow } from './wallet.queries.ts';
 import { rescueOrphanedReserves } from './wallet.reserve.ts';
-import { afterFailure } from './wallet.rules.ts';
+import { roundOutcome, type RoundOutcome } from './wallet.outcome.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -38,11 +38,17 @@ interface TenantState {
   claiming?: Promise<number>;
 }
 
-interface Done {
+interface Done extends RoundOutcome {
   row: CallRow;
-  result: oq.CallResult;
-  attempts: oq.AttemptRecord[];
-  refused: boolean;
+}
+
+/** A call this process is sending: its lease as last confirmed, and how to abandon it. */
+interface Sending {
+  tenant_id: string;
+  transaction_id: string;
+  owner: string;
+  leaseUntil: number;
+  stop: AbortController;
 }
 
 export function createWalletWorker(options: WalletWorkerOptions) {
@@ -50,9 +56,10 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   const clock = options.clock ?? (() => new Date());
   const batch = options.batch ?? 100;
   const log = options.log ?? (() => undefined);
+  const renewEveryMs = Math.max(200, Math.floor(leaseMs / 3));
   const workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
   const tenants = new Map<string, TenantState>();
-  const inFlight = new Map<string, { tenant_id: string; transaction_id: string; owner: string }>();
+  const inFlight = new Map<string, Sending>();
   const deliveries = new Set<Promise<void>>();
   let claims = 0;
   let buffer: Done[] = [];
@@ -83,10 +90,11 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     if (free <= 0) return Promise.resolve(0);
     const owner = `${workerId}/${++claims}`;
     const now = clock();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
     state.claiming = oq
-      .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil: new Date(now.getTime() + leaseMs) })
+      .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil })
       .then((rows) => {
-        for (const row of rows) start(state, row, owner);
+        for (const row of rows) start(state, row, owner, leaseUntil.getTime());
         return rows.length;
       })
       .finally(() => {
@@ -95,11 +103,12 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     return state.claiming;
   }
 
-  function start(state: TenantState, row: CallRow, owner: string): void {
+  function start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void {
     state.inflight++;
     const key = `${row.tenant_id}/${row.transaction_id}`;
-    inFlight.set(key, { tenant_id: row.tenant_id, transaction_id: row.transaction_id, owner });
-    const p = deliver(state.endpoint, row, owner)
+    const sending: Sending = { tenant_id: row.tenant_id, transaction_id: row.transaction_id, owner, leaseUntil, stop: new AbortController() };
+    inFlight.set(key, sending);
+    const p = deliver(state.endpoint, row, owner, sending.stop.signal)
       .catch((error: unknown) => log('wallet delivery crashed', { err: String(error), transactionId: row.transaction_id }))
       .finally(() => {
         state.inflight--;
@@ -109,7 +118,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     deliveries.add(p);
   }
 
-  async function deliver(endpoint: WalletEndpoint, row: CallRow, owner: string): Promise<void> {
+  async function deliver(endpoint: WalletEndpoint, row: CallRow, owner: string, stop: AbortSignal): Promise<void> {
     const body = buildBody(
       {
         op: row.op as Operation,
@@ -123,53 +132,19 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       },
       row.amount_unit,
     );
-    const sent = await http.send(endpoint, row.op, body, row.transaction_id);
-    buffer.push(outcome(row, owner, sent));
+    const sent = await http.send(endpoint, row.op, body, row.transaction_id, stop);
+    if (stop.aborted) {
+      // The lease is lost (or about to be): whoever holds it now records the call. Nothing is
+      // written here; if nobody took it over yet, it is sent again once the lease runs out.
+      log('wallet call abandoned', { reason: String(stop.reason), transactionId: row.transaction_id });
+      metrics?.calls.inc({ tenant: row.tenant_id, operation: row.op, outcome: 'lease_lost' });
+      return;
+    }
+    buffer.push({ row, ...roundOutcome(row, owner, workerId, sent, clock()) });
     scheduleFlush();
   }
 
-  function outcome(row: CallRow, owner: string, sent: Attempt[]): Done {
-    const now = clock();
-    const last = sent[sent.length - 1]!;
-    // A 401 that survived a token renewal: for reserve the wallet refused the placement token
-    // (spec 7.2); for the other calls our credentials are wrong, which the operator can fix, so
-    // the call keeps its place and follows the schedule.
-    const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry') : last.verdict;
-    const base = {
-      tenant_id: row.tenant_id,
-      transaction_id: row.transaction_id,
-      owner,
-      attempts: row.attempts + sent.length,
-      last_http_status: last.httpStatus,
-      last_code: last.code ?? null,
-      last_error: last.error ?? last.message ?? (verdict === 'success' ? null : `HTTP ${last.httpStatus}`),
-    };
-    let result: oq.CallResult;
-    if (verdict === 'success') {
-      result = { ...base, status: 'delivered', failures: row.failures, next_attempt_at: row.next_attempt_at, finished_at: now };
-    } else {
-      const next = afterFailure(row.failures, verdict, now);
-      const parked = verdict === 'final' && row.op === 'reserve' ? 'refused' : 'failed';
-      result = next.status === 'failed'
-        ? { ...base, status: parked, failures: next.failures, next_attempt_at: row.next_attempt_at, finished_at: now }
-        : { ...base, status: 'pending', failures: next.failures, next_attempt_at: next.nextAttemptAt, finished_at: null };
-    }
-    const attempts = sent.map((a, i): oq.AttemptRecord => ({
-      tenant_id: row.tenant_id,
-      transaction_id: row.transaction_id,
-      attempt: row.attempts + i + 1,
-      started_at: a.startedAt,
-      duration_ms: a.durationMs,
-      http_status: a.httpStatus,
-      outcome: a.verdict,
-      response_body: a.responseBody,
-      error: a.error,
-      worker: workerId,
-    }));
-    return { row, result, attempts, refused: verdict === 'final' };
-  }
-
-  function scheduleFlush(): void {
+function scheduleFlush(): void {
     if (flushing) return;
     flushing = (async () => {
       await new Promise((resolve) => setImmediate(resolve));
@@ -187,16 +162,28 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     });
   }
 
-  async function record(done: Done[]): Promise<void> {
-    const moved = await oq.complete(db, done.map((d) => d.result), done.flatMap((d) => d.attempts));
+  /** Writes one batch of outcomes. */
+  async function write(q: Queryable, done: Done[]): Promise<Set<string>> {
+    const moved = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
     const movedKeys = new Set(moved.map((m) => `${m.tenant_id}/${m.transaction_id}`));
+    for (const d of done) {
+      if (d.refused && d.row.op === 'reserve' && movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`)) {
+        await oq.skipConditionalCalls(q, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
+      }
+    }
+    return movedKeys;
+  }
+
+  async function record(done: Done[]): Promise<void> {
+    // A refused reserve and the skipping of its conditional refund commit together: otherwise
+    // another worker could claim the refund in between and send it (spec 3 forbids a refundBet
+    // without a successful reservation).
+    const refusedReserve = done.some((d) => d.refused && d.row.op === 'reserve');
+    const movedKeys = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
     const touched = new Set<string>();
     for (const d of done) {
       const ok = movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`);
       metrics?.calls.inc({ tenant: d.row.tenant_id, operation: d.row.op, outcome: ok ? d.result.status : 'lease_lost' });
-      if (ok && d.refused && d.row.op === 'reserve') {
-        await oq.skipConditionalCalls(db, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
-      }
       touched.add(d.row.tenant_id);
     }
     // The next call of each finished bet may now be claimable.
@@ -229,9 +216,26 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     listener = client;
   }
 
+  /**
+   * Extends the leases of the calls in flight. A call whose lease was taken over, or could run out
+   * before the next renewal (the database did not answer the last ones), is abandoned at once:
+   * past its lease another process may claim it, and a call must never be in flight twice.
+   */
   function renew(): void {
-    const keys = [...inFlight.values()];
-    if (keys.length) void oq.renewLeases(db, keys, new Date(clock().getTime() + leaseMs)).catch(onPumpError);
+    const now = clock().getTime();
+    const keep: Sending[] = [];
+    for (const s of inFlight.values()) {
+      if (s.leaseUntil - now <= renewEveryMs) s.stop.abort('lease about to run out: it could not be renewed');
+      else keep.push(s);
+    }
+    if (!keep.length) return;
+    const until = now + leaseMs;
+    void oq.renewLeases(db, keep, new Date(until)).then((renewed) => {
+      for (const s of keep) {
+        if (renewed.has(`${s.tenant_id}/${s.transaction_id}/${s.owner}`)) s.leaseUntil = until;
+        else if (inFlight.get(`${s.tenant_id}/${s.transaction_id}`) === s) s.stop.abort('lease lost: another sender took the call over');
+      }
+    }).catch(onPumpError);
   }
 
   /** Waits until nothing is being claimed, sent or recorded. */
@@ -249,18 +253,20 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       if (options.listenUrl) await listen(options.listenUrl).catch((error: unknown) => log('LISTEN failed; polling only', { err: String(error) }));
       timers = [
         setInterval(() => void tick().catch(onPumpError), pollMs),
-        setInterval(renew, Math.max(200, Math.floor(leaseMs / 3))),
+        setInterval(renew, renewEveryMs),
       ];
       void tick().catch(onPumpError);
     },
     /** Stops claiming, lets the calls in flight finish (each is bounded) and records them. */
     async stop(): Promise<void> {
       running = false;
-      for (const timer of timers) clearInterval(timer);
-      timers = [];
+      const [poll, renewal] = timers;
+      clearInterval(poll);
       await listener?.end().catch(() => undefined);
       listener = undefined;
-      await idle();
+      await idle(); // leases are still renewed meanwhile, so no call in flight is taken over
+      clearInterval(renewal);
+      timers = [];
     },
     /** Delivers everything due now, round after round, until nothing is claimable (tests, tools). */
     async drain(): Promise<void> {

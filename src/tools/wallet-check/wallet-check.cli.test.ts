@@ -73,6 +73,32 @@ test('wallet-sandbox without --memory keeps its state in its own schema of the c
   assert.equal(await stopped(child), 0);
 });
 
+test('wallet-sandbox --seed, --opening-bonus, --latency-ms and --fail-rate', async () => {
+  const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
+  const { child, first } = await startCli(['wallet-sandbox', '--memory', '--port', '0', '--auth', 'api_key', '--api-key', 'k',
+    '--seed', `${userId}=50:10.5`, '--opening-bonus', '2', '--latency-ms', '200', '--fail-rate', '1'], {});
+  children.push(child);
+  assert.deepEqual(first.seeded, [userId]);
+  const headers = { 'x-api-key': 'k', 'content-type': 'application/json' };
+  const balances = async (id: string) => (await fetch(`${first.url}/balances/${id}`, { headers })).json();
+  assert.deepEqual(await balances(userId), { userId, known: true, cash: '50.00', bonus: '10.50', reserved: '0.00' });
+  const stranger = '0e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a';
+  assert.deepEqual(await balances(stranger), { userId: stranger, known: false, cash: '1000.00', bonus: '2.00', reserved: '0.00' });
+  const started = performance.now();
+  const res = await fetch(`${first.url}/credit`, {
+    method: 'POST', headers,
+    body: JSON.stringify({ transactionId: '3f1c1f5e-8a39-4c1e-9a49-1f0f7c2f5a11', betId: stranger, userId, bonusFlag: false, amount: 1, transactionType: 'cashout' }),
+  });
+  assert.ok(performance.now() - started >= 190, 'answered after the configured latency');
+  assert.deepEqual([res.status, ((await res.json()) as { code: string }).code], [503, 'SIMULATED_FAILURE']);
+  assert.equal((await balances(userId)).cash, '50.00');
+  const bad = await runCli(['wallet-sandbox', '--memory', '--seed', 'not-a-uuid=5'], {});
+  assert.notEqual(bad.code, 0);
+  assert.match(bad.stderr, /--seed/);
+  child.kill('SIGTERM');
+  assert.equal(await stopped(child), 0);
+});
+
 test('bad arguments are one-line errors with a non-zero exit', async () => {
   const noSecret = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--client-id', 'x'], {});
   assert.equal(noSecret.code, 2);

@@ -13,6 +13,7 @@ export const SANDBOX_CODES = {
   INVALID_CLIENT: { status: 401, meaning: '/auth/token: unknown client_id or wrong client_secret.' },
   INVALID_TOKEN: { status: 401, meaning: 'Missing, unknown, expired or revoked bearer token.' },
   INVALID_API_KEY: { status: 401, meaning: 'Missing or wrong API key header (api_key authentication).' },
+  INVALID_SIGNATURE: { status: 401, meaning: 'With a signing secret: the signature headers are missing, do not match the body, or are more than 300 s old.' },
   UNKNOWN_BET: { status: 404, meaning: 'confirm/refundBet/settleBet for a bet with no successful reserve.' },
   NOT_FOUND: { status: 404, meaning: 'No such path (or /auth/token when the sandbox uses API keys).' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists with another method.' },

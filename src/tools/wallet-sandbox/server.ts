@@ -10,6 +10,7 @@ import { fingerprint } from './ledger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { centsToDollars, dollarsToCents } from './money.ts';
 import { createPgStore } from './pg-store.ts';
+import { checkSignature } from './signature.ts';
 import type { RunFlags, Store } from './store.ts';
 import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type TransactionOp, type WalletSandbox } from './types.ts';
 import { isAnswer, TRANSACTION_TYPES, validateTransaction } from './validate.ts';
@@ -43,6 +44,7 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   const faults = createFaultQueue();
   const log: RecordedRequest[] = [];
   const closing = new AbortController();
+  const load = { now: 0, peak: 0 };
   const style: ErrorStyle = breaks.has('error-text') ? 'error-text' : breaks.has('error-shape') ? 'error-shape' : 'spec';
   const flags: RunFlags = {
     ignoreBonus: breaks.has('bonus'), ignorePartial: breaks.has('partial'), reapplyOnReplay: breaks.has('idempotency'),
@@ -56,12 +58,12 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   };
 
   /** The transaction calls of spec 4.3: latency, random failures, auth, validation, the store. */
-  async function transaction(op: TransactionOp, req: IncomingMessage, parsed: { ok: boolean; value?: unknown }): Promise<Answer> {
+  async function transaction(op: TransactionOp, req: IncomingMessage, raw: string, parsed: { ok: boolean; value?: unknown }): Promise<Answer> {
     await sleep((options.latencyMs ?? 0) + (breaks.has('slow') ? options.slowMs ?? 11_000 : 0), closing.signal);
     if ((options.failRate ?? 0) > 0 && random() < options.failRate!) {
       return errorAnswer('SIMULATED_FAILURE', 'simulated wallet failure (--fail-rate); nothing was applied');
     }
-    const denied = breaks.has('auth') ? undefined : auth.check(req.headers);
+    const denied = breaks.has('auth') ? undefined : auth.check(req.headers) ?? (options.signingSecret ? checkSignature(options.signingSecret, req.headers, raw, now()) : undefined);
     if (denied) return denied;
     if (!parsed.ok) return errorAnswer('VALIDATION_ERROR', 'the body is not valid JSON');
     const tx = validateTransaction(op, parsed.value, validateOptions);
@@ -88,6 +90,10 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
     switch (fault.kind) {
       case 'hang':
         return 0; // the response stays open until close() destroys the connection
+      case 'stall':
+        // Headers and the start of a body, then nothing: only a bound on the last byte ends it.
+        res.writeHead(fault.status ?? 200, { 'content-type': 'application/json' }).write('{"success":');
+        return fault.status ?? 200;
       case 'reset':
         res.socket?.destroy();
         return 0;
@@ -124,6 +130,12 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
     };
     log.push(entry);
     const isPost = req.method === 'POST';
+    if (isPost && isTransactionOp(op)) {
+      // Transaction calls being handled at once, for tests of the caller's concurrency limit.
+      load.now++;
+      load.peak = Math.max(load.peak, load.now);
+      res.once('close', () => load.now--);
+    }
     const fault = isPost ? faults.take(op) : undefined;
     if (fault && fault.kind !== 'apply-then-fail') {
       entry.status = misbehave(fault, res);
@@ -132,7 +144,7 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
     let answer: Answer;
     if (raw === undefined) answer = errorAnswer('PAYLOAD_TOO_LARGE', 'the body is over 1 MiB');
     else if (path === '/healthz' && req.method === 'GET') answer = { status: 200, body: { status: 'ok' } };
-    else if (isPost && isTransactionOp(op)) answer = await transaction(op, req, parsed);
+    else if (isPost && isTransactionOp(op)) answer = await transaction(op, req, raw, parsed);
     else if (isPost && op === 'auth/token') answer = auth.issue(body, breaks.has('token-shape'));
     else if (req.method === 'GET' && (UUID_PATH.test(path) || path === '/transactions')) answer = await inspect(req, url);
     else if (isTransactionOp(op) || op === 'auth/token' || path === '/healthz' || UUID_PATH.test(path) || path === '/transactions') {
@@ -187,5 +199,10 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
       });
     },
     revokeTokens: () => auth.revokeAll(),
+    load(options = {}) {
+      const current = { inFlight: load.now, peak: load.peak };
+      if (options.reset) load.peak = load.now;
+      return current;
+    },
   };
 }

@@ -51,6 +51,11 @@ export interface SandboxOptions {
   breaks?: BreakMode[];
   /** Delay of the `slow` break mode. Default 11000 ms. */
   slowMs?: number;
+  /**
+   * When set, every transaction call must carry wagerline's request signature made with this
+   * secret (docs/wallet.md, "Signing"); otherwise it is refused with 401 INVALID_SIGNATURE.
+   */
+  signingSecret?: string;
   /** Source of randomness for failRate. Default Math.random. */
   random?: () => number;
   /** Clock for token expiry and request timestamps. Default () => new Date(). */
@@ -60,8 +65,12 @@ export interface SandboxOptions {
 export interface FaultSpec {
   /** Which call the fault hits; omitted = any of the six transaction calls (never auth/token). */
   op?: SandboxOp;
-  kind: 'status' | 'hang' | 'garbage' | 'empty' | 'html' | 'reset' | 'apply-then-fail';
-  /** status: the status to answer (default 500); garbage/empty/html: default 200; apply-then-fail: default 500. */
+  kind: 'status' | 'hang' | 'stall' | 'garbage' | 'empty' | 'html' | 'reset' | 'apply-then-fail';
+  /**
+   * status: the status to answer (default 500); garbage/empty/html/stall: default 200;
+   * apply-then-fail: default 500. hang never answers; stall sends the headers and part of a body,
+   * then nothing (both until close()).
+   */
   status?: number;
   /** How many matching calls misbehave. Default 1. */
   times?: number;
@@ -97,4 +106,6 @@ export interface WalletSandbox {
   seedUser(userId: string, balances: { cash?: string; bonus?: string }): Promise<void>;
   /** Makes every issued token invalid: the next call with one gets 401 INVALID_TOKEN. */
   revokeTokens(): void;
+  /** Transaction calls being handled now, and the most at once since start (or the last reset). */
+  load(options?: { reset?: boolean }): { inFlight: number; peak: number };
 }

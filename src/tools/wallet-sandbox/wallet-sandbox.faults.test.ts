@@ -1,7 +1,7 @@
 // The sandbox's authentication kinds, scripted faults, random failures and amount units, over
 // real HTTP on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SANDBOX_CODES, startWalletSandbox, type WalletSandbox } from './index.ts';
@@ -139,6 +139,29 @@ test('hang: the call is never answered; close() ends it', async () => {
   assert.equal(s.requests().at(-1)!.status, 0);
   await s.close();
   await assert.rejects(pending);
+});
+
+test('signingSecret: a valid signature passes; missing, tampered and stale ones are 401 INVALID_SIGNATURE', async () => {
+  const clock = new Date('2026-05-01T12:00:00Z');
+  await withSandbox({ auth: { kind: 'api_key', apiKey: 'k' }, signingSecret: 'operator-secret', now: () => clock }, async (s) => {
+    const send = async (body: string, timestamp: number, signWith = 'operator-secret', signedBody = body) => {
+      const signature = `v1=${createHmac('sha256', signWith).update(`${timestamp}.${signedBody}`).digest('hex')}`;
+      const res = await fetch(`${s.url}/credit`, {
+        method: 'POST', body,
+        headers: { 'x-api-key': 'k', 'content-type': 'application/json', 'x-wagerline-timestamp': String(timestamp), 'x-wagerline-signature': signature },
+      });
+      return [res.status, ((await res.json()) as { code?: string; success?: boolean }).code ?? 'ok'];
+    };
+    const now = clock.getTime() / 1000;
+    const body = JSON.stringify(credit(3));
+    assert.deepEqual(await send(body, now), [200, 'ok']);
+    assert.deepEqual(await send(JSON.stringify(credit(3)), now, 'wrong-secret'), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(credit(3)), now, 'operator-secret', '{"tampered":true}'), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(credit(3)), now - 301), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(credit(3)), now + 299), [200, 'ok']);
+    const unsigned = await call(s, { 'x-api-key': 'k' }, 'credit', credit(1));
+    assert.deepEqual([unsigned.status, unsigned.json.code], [401, 'INVALID_SIGNATURE']);
+  });
 });
 
 test('docs/wallet-sandbox.md documents every error code with its status, and every break mode', () => {
