@@ -29,6 +29,7 @@ test('reserved: the wallet holds the funds and the attempt is recorded', async (
   assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' });
   const row = await f.call(result.transactionId);
   assert.equal(row.status, 'delivered');
+  assert.equal(row.secret_enc, null, 'the placement token is not kept once the reserve is delivered');
   assert.equal((await f.attempts(result.transactionId)).length, 1);
 });
 
@@ -37,7 +38,9 @@ test('rejected: a 4xx such as INSUFFICIENT_FUNDS is returned with the wallet\'s 
   const result = await p.reserve();
   assert.equal(result.outcome, 'rejected');
   assert.ok(result.outcome === 'rejected' && result.code === 'INSUFFICIENT_FUNDS' && result.httpStatus === 400 && result.message);
-  assert.equal((await f.call(result.transactionId)).status, 'refused');
+  const row = await f.call(result.transactionId);
+  assert.equal(row.status, 'refused');
+  assert.equal(row.secret_enc, null);
 });
 
 test('a 401 renews the token and asks again at once', async () => {

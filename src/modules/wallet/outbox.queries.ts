@@ -65,7 +65,9 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
      UPDATE wallet_calls c
         SET status = r.status, failures = r.failures, attempts = r.attempts, next_attempt_at = r.next_at,
             finished_at = r.finished_at, last_http_status = r.http_status, last_code = r.code,
-            last_error = r.error, lease_until = NULL, lease_owner = NULL
+            last_error = r.error, lease_until = NULL, lease_owner = NULL,
+            -- The user's placement token (reserve) is kept only while the call may still be sent.
+            secret_enc = CASE WHEN r.status IN ('delivered', 'refused') THEN NULL ELSE c.secret_enc END
        FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[],
                    $18::timestamptz[], $19::int[], $20::text[], $21::text[])
             AS r(tenant_id, transaction_id, owner, status, failures, attempts, next_at, finished_at, http_status, code, error)
