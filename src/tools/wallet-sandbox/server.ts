@@ -1,5 +1,6 @@
 // The sandbox's HTTP server (node:http, so faults like a reset socket or an HTML body are exact):
 // routes of spec 4.3 plus GET /healthz, /balances/{userId}, /transactions?betId=.
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuthenticator } from './auth.ts';
@@ -44,6 +45,9 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   const faults = createFaultQueue();
   const log: RecordedRequest[] = [];
   const closing = new AbortController();
+  // Every request delayed by --latency-ms waits on this one signal (each listener is removed when
+  // its wait ends), so hundreds at once are expected, not a leak.
+  setMaxListeners(0, closing.signal);
   const load = { now: 0, peak: 0 };
   const style: ErrorStyle = breaks.has('error-text') ? 'error-text' : breaks.has('error-shape') ? 'error-shape' : 'spec';
   const flags: RunFlags = {
