@@ -1,6 +1,7 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
 import { createWalletService } from '../../modules/wallet/wallet.service.ts';
+import type { SetWalletInput } from '../../modules/wallet/wallet-config.service.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, withRuntime } from '../run.ts';
 
@@ -11,17 +12,7 @@ function positiveInt(value: string): number {
   return Number(value);
 }
 
-interface SetWalletOptions {
-  url: string;
-  auth: 'client_credentials' | 'api_key';
-  clientId?: string;
-  clientSecret?: string;
-  apiKey?: string;
-  apiKeyHeader?: string;
-  signingSecret?: string;
-  amountUnit?: string;
-  concurrency?: number;
-}
+type SetWalletOptions = Omit<SetWalletInput, 'tenantId'>;
 
 export function registerWalletCommands(program: Command, tenant: Command): void {
   tenant

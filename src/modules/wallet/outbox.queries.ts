@@ -1,7 +1,7 @@
 // SQL of the delivery worker: claim, record results (one statement per batch), renew leases,
 // rescue reserve calls whose sender died.
 import type { Queryable } from '../../db/pool.ts';
-import type { CallRow } from './wallet.queries.ts';
+import type { AttemptRow, CallRow } from './wallet.queries.ts';
 
 export interface ClaimInput {
   tenantId: string;
@@ -34,18 +34,8 @@ export interface CallResult {
   last_error: string | null;
 }
 
-export interface AttemptRecord {
-  tenant_id: string;
-  transaction_id: string;
-  attempt: number;
-  started_at: Date;
-  duration_ms: number;
-  http_status: number | null;
-  outcome: string;
-  response_body: string | null;
-  error: string | null;
-  worker: string;
-}
+/** An attempt as the sender records it (the sender is always known). */
+export type AttemptRecord = AttemptRow & { worker: string };
 
 const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key]);
 

@@ -13,6 +13,22 @@ export interface RoundOutcome {
   refused: boolean;
 }
 
+/** The attempt row that records the n-th HTTP exchange of a call. */
+export function attemptRecord(row: { tenant_id: string; transaction_id: string }, n: number, a: Attempt, worker: string): AttemptRecord {
+  return {
+    tenant_id: row.tenant_id,
+    transaction_id: row.transaction_id,
+    attempt: n,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    http_status: a.httpStatus,
+    outcome: a.verdict,
+    response_body: a.responseBody,
+    error: a.error,
+    worker,
+  };
+}
+
 export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
   const last = sent[sent.length - 1]!;
   // A 401 that survived a token renewal: for reserve the wallet refused the placement token
@@ -38,17 +54,6 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
       ? { ...base, status: parked, failures: next.failures, next_attempt_at: row.next_attempt_at, finished_at: now }
       : { ...base, status: 'pending', failures: next.failures, next_attempt_at: next.nextAttemptAt, finished_at: null };
   }
-  const attempts = sent.map((a, i): AttemptRecord => ({
-    tenant_id: row.tenant_id,
-    transaction_id: row.transaction_id,
-    attempt: row.attempts + i + 1,
-    started_at: a.startedAt,
-    duration_ms: a.durationMs,
-    http_status: a.httpStatus,
-    outcome: a.verdict,
-    response_body: a.responseBody,
-    error: a.error,
-    worker,
-  }));
+  const attempts = sent.map((a, i) => attemptRecord(row, row.attempts + i + 1, a, worker));
   return { result, attempts, refused: verdict === 'final' };
 }

@@ -15,6 +15,7 @@ import { loadEndpoint } from './wallet-config.service.ts';
 import type { WalletMetrics } from './wallet.metrics.ts';
 import { writeOutboxRow } from './wallet.outbox.ts';
 import * as oq from './outbox.queries.ts';
+import { attemptRecord } from './wallet.outcome.ts';
 import { laterCalls, type CallRow } from './wallet.queries.ts';
 
 export interface ReserveInput {
@@ -49,19 +50,6 @@ export interface ReserverOptions {
   /** Pause before asking again (real time; short, the caller is waiting). */
   backoffMs?: (attempt: number) => number;
 }
-
-const attemptRecord = (row: { tenant_id: string; transaction_id: string }, n: number, a: Attempt, worker: string): oq.AttemptRecord => ({
-  tenant_id: row.tenant_id,
-  transaction_id: row.transaction_id,
-  attempt: n,
-  started_at: a.startedAt,
-  duration_ms: a.durationMs,
-  http_status: a.httpStatus,
-  outcome: a.verdict,
-  response_body: a.responseBody,
-  error: a.error,
-  worker,
-});
 
 /**
  * Holds the lease of the reserve row while placement asks the wallet: renewed every third of the
