@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     };
     if (process.env.BENCH_EXPLAIN) {
       // BENCH_EXPLAIN=1: the plans of the month-long reports, on stderr.
-      for (const [viewer, keys, range] of [[{ kind: 'tenant', tenantId: op.tenantId }, ['date', 'type'], month], [{ kind: 'authority', clientId: auth.clientId }, [], month], [{ kind: 'authority', clientId: auth.clientId }, ['tenant_id', 'meeting_id'], day]] as const) {
+      for (const [viewer, keys, range] of [[{ kind: 'tenant', tenantId: op.tenantId }, ['date', 'type'], month], [{ kind: 'authority', jurisdictions: authority.jurisdictions }, [], month], [{ kind: 'authority', jurisdictions: authority.jurisdictions }, ['tenant_id', 'meeting_id'], day]] as const) {
         const { rows } = await inReportTransaction(pool, 600_000, (tx) => tx.query(`EXPLAIN (ANALYZE, BUFFERS) ${turnoverSql(viewer, [...keys])}`, params(viewer, { ...range, meetingId: null })));
         process.stderr.write(`${rows.map((r) => r['QUERY PLAN']).join('\n')}\n\n`);
       }

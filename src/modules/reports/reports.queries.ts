@@ -18,12 +18,12 @@ export function inReportTransaction<T>(db: Pool, timeoutMs: number, fn: (tx: Que
 }
 
 /** Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions. */
-export type Viewer = { kind: 'tenant'; tenantId: string } | { kind: 'authority'; clientId: string };
+export type Viewer = { kind: 'tenant'; tenantId: string } | { kind: 'authority'; jurisdictions: string[] };
 
-/** The jurisdictions of a client (empty when it has none or does not exist). */
+/** The jurisdictions of an active client (empty when it has none, is revoked or does not exist). */
 export async function clientJurisdictions(db: Queryable, clientId: string): Promise<string[]> {
   const { rows } = await db.query<{ jurisdictions: string[] }>(
-    'SELECT jurisdictions FROM operator_clients WHERE client_id = $1', [clientId]);
+    "SELECT jurisdictions FROM operator_clients WHERE client_id = $1 AND status = 'active'", [clientId]);
   return rows[0]?.jurisdictions ?? [];
 }
 
@@ -52,7 +52,8 @@ export type GroupKey = keyof typeof GROUP_KEYS;
 const MULTI_ROW_TYPES = `('multi', 'quaddie', 'dailydouble')`;
 
 // The bets in view: a FROM clause binding b (a reported_bets row) and t (its tenant), and the
-// conditions on them. $1 tenant id (operator) or client id (authority), $2 from, $3 to, $4 meeting id.
+// conditions on them. $1 tenant id (operator) or jurisdictions (authority), $2 from, $3 to, $4 meeting id.
+// The jurisdictions are a parameter, not a join, so the planner keeps the per-tenant index path.
 // The rows come tenant by tenant (LATERAL), so each tenant's slice is read along (tenant_id,
 // racing_day) or (tenant_id, meeting_id, ...): tenant_id leads every index (ARCHITECTURE).
 // `lowerLeg` is the test that a lower leg l of the same bet is also in view (then the bet is counted
@@ -66,12 +67,11 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lo
   }
   // Bets on meetings in the authority's jurisdictions, or by customers in them (user_state).
   return {
-    from: `(SELECT c.jurisdictions FROM operator_clients c WHERE c.client_id = $1 AND c.status = 'active') v
-      CROSS JOIN tenants t CROSS JOIN LATERAL (${slice}) b
+    from: `tenants t CROSS JOIN LATERAL (${slice}) b
       LEFT JOIN meetings m ON m.meeting_id = b.meeting_id`,
-    where: ['(m.jurisdiction = ANY (v.jurisdictions) OR b.user_state = ANY (v.jurisdictions))'],
-    lowerLeg: `(l.user_state = ANY (v.jurisdictions)
-      OR (SELECT lm.jurisdiction FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY (v.jurisdictions))`,
+    where: ['(m.jurisdiction = ANY ($1::text[]) OR b.user_state = ANY ($1::text[]))'],
+    lowerLeg: `(l.user_state = ANY ($1::text[])
+      OR (SELECT lm.jurisdiction FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY ($1::text[]))`,
   };
 }
 
@@ -126,7 +126,7 @@ export async function turnover(db: Queryable, viewer: Viewer, range: Range, keys
 }
 
 export function params(viewer: Viewer, range: Range): unknown[] {
-  return [viewer.kind === 'authority' ? viewer.clientId : viewer.tenantId, range.from, range.to, range.meetingId];
+  return [viewer.kind === 'authority' ? viewer.jurisdictions : viewer.tenantId, range.from, range.to, range.meetingId];
 }
 
 export interface LateRow {

@@ -91,9 +91,8 @@ function parseMeeting(raw: string | undefined, errors: FieldError[]): string | n
  * own tenant — so an operator's report client never finds its reports empty.
  */
 async function viewerOf(db: Queryable, principal: Principal): Promise<q.Viewer> {
-  if (principal.scopes.includes('report') && (await q.clientJurisdictions(db, principal.clientId)).length > 0) {
-    return { kind: 'authority', clientId: principal.clientId };
-  }
+  const jurisdictions = principal.scopes.includes('report') ? await q.clientJurisdictions(db, principal.clientId) : [];
+  if (jurisdictions.length > 0) return { kind: 'authority', jurisdictions };
   return { kind: 'tenant', tenantId: principal.tenantId };
 }
 
