@@ -9,6 +9,7 @@ import { emit, fail } from '../run.ts';
 interface Opts {
   url: string; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string; apiKey?: string;
   apiKeyHeader: string; user?: string; amountUnit: 'dollars' | 'cents'; timeoutMs: number; report?: string;
+  signingSecret?: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -37,7 +38,8 @@ async function run(opts: Opts): Promise<void> {
   }
   if (opts.user && !UUID.test(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
   const format = opts.report ? reportFormat(opts.report) : undefined;
-  const report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs });
+  const report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs,
+    signingSecret: opts.signingSecret });
   process.stderr.write(`${table(report)}\n`);
   if (opts.report) {
     writeFileSync(opts.report, format === 'html' ? html(report) : markdown(report));
@@ -63,5 +65,6 @@ export function registerWalletCheckCommand(program: Command): void {
       return Number(raw);
     }, 10_000)
     .option('--report <file>', 'also write a shareable report (.html or .md)')
+    .option('--signing-secret <secret>', 'sign every transaction call (X-Wagerline-Timestamp, X-Wagerline-Signature), for a wallet that requires it')
     .action((opts: Opts) => run(opts));
 }

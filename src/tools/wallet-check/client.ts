@@ -1,6 +1,7 @@
 // The checker's HTTP side: authentication (spec 5.3), one POST per call with the 10 s bound of
 // spec 8 over the whole exchange, and a record of every call's time for the response-time check.
 import { performance } from 'node:perf_hooks';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../modules/wallet/wallet.client.ts';
 
 export type CheckAuth =
   | { kind: 'client_credentials'; clientId: string; clientSecret: string }
@@ -26,7 +27,8 @@ export interface TimedCall {
 /** After this many calls without an answer within the bound, later calls are not sent. */
 const GIVE_UP_AFTER_TIMEOUTS = 3;
 
-export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: number) {
+/** `signingSecret`: sign every transaction call as wagerline does (docs/wallet.md, Authentication and signing). */
+export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: number, signingSecret?: string) {
   const url = baseUrl.replace(/\/+$/, '');
   const calls: TimedCall[] = [];
   let token: string | undefined;
@@ -38,11 +40,18 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     }
     const started = performance.now();
     const op = path.replace(/^\//, '').split('?')[0]!;
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const signed: Record<string, string> = {};
+    if (signingSecret && payload !== undefined && op !== 'auth/token') {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      signed[TIMESTAMP_HEADER] = timestamp;
+      signed[SIGNATURE_HEADER] = signature(signingSecret, timestamp, payload);
+    }
     try {
       const res = await fetch(`${url}${path}`, {
         method,
-        headers: { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },
-        body: body === undefined ? undefined : JSON.stringify(body),
+        headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...signed, ...headers },
+        body: payload,
         signal: AbortSignal.timeout(timeoutMs),
       });
       const text = await res.text();

@@ -18,6 +18,8 @@ export interface WalletCheckOptions {
   amountUnit?: AmountUnit;
   /** The bound on each call, connect to last byte (spec 8: 10 s). */
   timeoutMs?: number;
+  /** Sign every transaction call with this secret, for a wallet that requires signatures. */
+  signingSecret?: string;
 }
 
 export interface CheckResult {
@@ -68,7 +70,7 @@ function responseTimes(ctx: Ctx): CheckResult {
 
 export async function runWalletCheck(options: WalletCheckOptions): Promise<WalletCheckReport> {
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const client = createCheckClient(options.url, options.auth, timeoutMs);
+  const client = createCheckClient(options.url, options.auth, timeoutMs, options.signingSecret);
   const userId = options.userId ?? randomUUID();
   const startedAt = new Date().toISOString();
   let inspect = false;

@@ -40,6 +40,14 @@ test('every check passes against a correct wallet: memory and postgres stores, e
   }
 });
 
+test('a wallet that requires signatures: every check passes when signed, and unsigned calls are refused', async () => {
+  const signed = await check({ signingSecret: 'operator-secret' }, { signingSecret: 'operator-secret' });
+  assert.deepEqual(failedNames(signed), [], JSON.stringify(signed.checks.filter((c) => !c.ok)));
+  const unsigned = await check({ signingSecret: 'operator-secret' });
+  assert.ok(unsigned.failed > 0);
+  assert.ok(failedNames(unsigned).includes('reserve → confirm (full) → settleBet'), failedNames(unsigned).join(', '));
+});
+
 test('API keys in a custom header, amounts in integer cents, a seeded --user', async () => {
   const auth = { kind: 'api_key', apiKey: 'key-1', header: 'x-operator-key' } as const;
   const sandbox = await startWalletSandbox({ auth, amountUnit: 'cents', openingBalance: '0' });
