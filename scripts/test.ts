@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -51,7 +52,14 @@ async function main(): Promise<number> {
   try {
     await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${template}`));
     await migrate(templateUrl.toString());
-    const env = { ...process.env, WAGERLINE_TEST_ADMIN_URL: adminUrl, WAGERLINE_TEST_TEMPLATE: template };
+    // Every test process, and every process a test starts, refuses connections off this machine.
+    const guard = `--import=${pathToFileURL(path.join(root, 'test/helpers/no-network.mjs')).href}`;
+    const env = {
+      ...process.env,
+      NODE_OPTIONS: [process.env.NODE_OPTIONS, guard].filter(Boolean).join(' '),
+      WAGERLINE_TEST_ADMIN_URL: adminUrl,
+      WAGERLINE_TEST_TEMPLATE: template,
+    };
     const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
     return await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
