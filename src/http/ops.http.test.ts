@@ -63,6 +63,18 @@ test('GET /openapi.json is an OpenAPI 3.1 document listing the token endpoint', 
   assert.match(docs.body, /swagger/i);
 });
 
+test('the OpenAPI document shows each route\'s problem+json errors, and the upload body and answer', async () => {
+  const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+  const upload = doc.paths['/public/uploadRaceV2'].post;
+  assert.deepEqual(Object.keys(upload.responses).sort(), ['200', '400', '401', '403', '413', '415']);
+  const problem = upload.responses['400'].content['application/problem+json'].schema;
+  assert.ok(problem.properties.code && problem.properties.errors, JSON.stringify(problem));
+  assert.ok(upload.requestBody.content['application/json'].schema.properties.bets);
+  for (const path of ['/public/bets', '/reports/turnover', '/reports/late-uploads']) {
+    assert.deepEqual(Object.keys(doc.paths[path].get.responses).sort(), ['200', '400', '401', '403'], path);
+  }
+});
+
 test('responses carry security headers', async () => {
   const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
   assert.equal(res.headers['x-content-type-options'], 'nosniff');

@@ -3,6 +3,7 @@
 // message that says what is wrong; anything unexpected is logged and answered with a generic 500,
 // never with SQL or a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
 import { AppError, ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -16,7 +17,8 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
   return reply
     .status(error.status)
     .type(PROBLEM_CONTENT_TYPE)
-    .send({
+    // Serialized here, so a route's documented error schema can never drop an extension.
+    .send(JSON.stringify({
       type: problemType(error.code),
       title: error.title,
       status: error.status,
@@ -24,7 +26,35 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
       code: error.code,
       instance: reply.request.url.split('?')[0],
       ...error.extensions,
-    });
+    }));
+}
+
+/** The problem+json body, for the OpenAPI document. */
+const Problem = Type.Object({
+  type: Type.String({ description: 'urn:wagerline:problem:<code>' }),
+  title: Type.String(),
+  status: Type.Integer(),
+  detail: Type.String({ description: 'What is wrong, and where' }),
+  code: Type.String({ description: 'Stable error code (docs/errors.md)' }),
+  instance: Type.String(),
+  errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: true }),
+    { description: 'Every invalid field (validation_failed); uploads add index and id of each invalid bet' })),
+}, { additionalProperties: true });
+
+const WHEN: Record<number, string> = {
+  400: 'Invalid request: every problem is listed in errors',
+  401: 'No, a bad or an expired access token',
+  403: 'The token lacks the scope this route needs',
+  413: 'The body is larger than the limit',
+  415: 'The body is not application/json',
+};
+
+/** Route response schemas documenting the problem+json answers for these statuses. */
+export function problemResponses(...statuses: Array<keyof typeof WHEN>) {
+  return Object.fromEntries(statuses.map((status) => [status, {
+    description: WHEN[status],
+    content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
+  }]));
 }
 
 function fromValidation(error: FastifyError): AppError {

@@ -6,6 +6,7 @@ import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
+import { problemResponses } from '../../http/problem.ts';
 import type { ReportingService } from './reporting.service.ts';
 
 const Money = Type.Number({ description: 'Finite number; kept exactly to 6 decimal places (a warning beyond 2)' });
@@ -65,6 +66,11 @@ const UploadResponse = Type.Object({
   })),
 });
 
+const BetPage = Type.Object({
+  bets: Type.Array(Type.Record(Type.String(), Type.Unknown()), { description: 'Stored bets in the upload field names, plus meeting_id, race_number, revision, late, received times' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+});
+
 const BetsQuery = Type.Object({
   meeting_id: Type.String({ pattern: '^[0-9]{1,16}$' }),
   race_number: Type.String({ pattern: '^[0-9]{1,2}$' }),
@@ -97,7 +103,7 @@ export function registerReportingRoutes(app: FastifyInstance, service: Reporting
         tags: ['upload'],
         security: [{ bearer: [] }],
         body: uploadBody(version),
-        response: { 200: UploadResponse },
+        response: { 200: UploadResponse, ...problemResponses(400, 401, 403, 413, 415) },
       },
     }, async (request) => service.upload(request.principal!, version, request.body));
   }
@@ -109,6 +115,7 @@ export function registerReportingRoutes(app: FastifyInstance, service: Reporting
       tags: ['upload'],
       security: [{ bearer: [] }],
       querystring: BetsQuery,
+      response: { 200: BetPage, ...problemResponses(400, 401, 403) },
     },
   }, async (request) => {
     const query = request.query as { meeting_id: string; race_number: string; source?: string; limit?: number; cursor?: string };

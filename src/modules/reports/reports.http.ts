@@ -4,6 +4,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
+import { problemResponses } from '../../http/problem.ts';
 import { toCsv } from './reports.csv.ts';
 import { GROUP_KEYS } from './reports.queries.ts';
 import type { ReportResult, ReportsService } from './reports.service.ts';
@@ -89,7 +90,7 @@ export function registerReportRoutes(app: FastifyInstance, service: ReportsServi
     schema: {
       summary: 'Turnover, payout and net result of reported bets, grouped as asked',
       tags: ['reports'], security: [{ bearer: [] }], produces, querystring: TurnoverQuery,
-      response: { 200: Type.Object({ rows: Type.Array(TurnoverRow) }) },
+      response: { 200: Type.Object({ rows: Type.Array(TurnoverRow) }), ...problemResponses(400, 401, 403) },
     },
   }, async (request, reply) => send(request, reply, 'turnover', await service.turnover(request.principal!, request.query as never)));
 
@@ -98,7 +99,7 @@ export function registerReportRoutes(app: FastifyInstance, service: ReportsServi
     schema: {
       summary: 'Compliance: bets received after the upload deadline (spec 8), per client, racing day and race',
       tags: ['reports'], security: [{ bearer: [] }], produces, querystring: LateQuery,
-      response: { 200: Type.Object({ rows: Type.Array(LateRow) }) },
+      response: { 200: Type.Object({ rows: Type.Array(LateRow) }), ...problemResponses(400, 401, 403) },
     },
   }, async (request, reply) => send(request, reply, 'late-uploads', await service.lateUploads(request.principal!, request.query as never)));
 }
