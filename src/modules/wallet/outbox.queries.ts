@@ -93,13 +93,16 @@ export async function renewLeases(db: Queryable, keys: { tenant_id: string; tran
   return new Set(rows.map((r) => `${r.tenant_id}/${r.transaction_id}/${r.lease_owner}`));
 }
 
-/** A refundBet queued after a reservation that was refused for good must not be sent (spec 3). */
-export async function skipConditionalCalls(db: Queryable, tenantId: string, betId: string, afterSeq: number, now: Date): Promise<number> {
+/**
+ * A refundBet queued after a reservation that was refused for good, or closed by hand, must not
+ * be sent (spec 3: refundBet only after a successful reservation).
+ */
+export async function skipConditionalCalls(db: Queryable, tenantId: string, betId: string, afterSeq: number, now: Date,
+  note = 'not sent: the reservation before it was refused by the wallet'): Promise<number> {
   const { rowCount } = await db.query(
-    `UPDATE wallet_calls SET status = 'skipped', finished_at = $4,
-            note = 'not sent: the reservation before it was refused by the wallet'
+    `UPDATE wallet_calls SET status = 'skipped', finished_at = $4, note = $5
       WHERE tenant_id = $1 AND bet_id = $2 AND seq > $3 AND only_if_reserved AND status = 'pending'`,
-    [tenantId, betId, afterSeq, now],
+    [tenantId, betId, afterSeq, now, note],
   );
   return rowCount ?? 0;
 }

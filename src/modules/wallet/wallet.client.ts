@@ -223,9 +223,18 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
   };
 }
 
+/** PostgreSQL text cannot hold U+0000; a wallet's answer may (raw, or escaped in its JSON). */
+function storable<T extends string | null | undefined>(text: T): T {
+  return (text?.includes('\u0000') ? text.replaceAll('\u0000', '\uFFFD') : text) as T;
+}
+
+/** What leaves the client: no token, and text that can be recorded whatever the wallet sent. */
 function strip(a: Attempt & { token?: string }): Attempt {
   const { token: _token, ...rest } = a;
-  return rest;
+  const out: Attempt = { ...rest, responseBody: storable(rest.responseBody), error: storable(rest.error) };
+  if (rest.code !== undefined) out.code = storable(rest.code);
+  if (rest.message !== undefined) out.message = storable(rest.message);
+  return out;
 }
 
 export type WalletHttp = ReturnType<typeof createWalletHttp>;

@@ -7,6 +7,7 @@
 // (spec 3: refundBet only after a successful reservation), so no user money stays held.
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import { AppError } from '../../errors.ts';
 import { withTransaction, type Pool, type Tx } from '../../db/pool.ts';
 import { normalizeAmount } from './wallet.amount.ts';
 import { buildBody, requireUuid, validateExtra, type ReserveMetadata } from './wallet.body.ts';
@@ -99,7 +100,15 @@ export function createReserver(options: ReserverOptions) {
     // The row is written first, leased to this caller, so a crash at any point leaves a row the
     // worker's rescue can finish.
     const until = new Date(now.getTime() + options.leaseMs);
-    const { seq } = await writeOutboxRow(db, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until } });
+    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
+    // calls already queued for the bet, so it is refused (and nothing is written).
+    const { seq } = await withTransaction(db, async (tx) => {
+      const written = await writeOutboxRow(tx, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until } });
+      if (written.seq !== 1) {
+        throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
+      }
+      return written;
+    });
     const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;

@@ -4,8 +4,9 @@
 import type { Registry } from 'prom-client';
 import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
-import type { Pool, Queryable } from '../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { skipConditionalCalls } from './outbox.queries.ts';
 import { createWalletHttp } from './wallet.client.ts';
 import { setWallet, type SetWalletInput } from './wallet-config.service.ts';
 import { createWalletMetrics, type WalletMetrics } from './wallet.metrics.ts';
@@ -129,10 +130,21 @@ export function createWalletService(deps: WalletServiceDeps) {
       await q.notifyWorkers(db, row.tenant_id);
       return callView(updated);
     },
-    /** Closes a parked call without sending it (settled by other means); unblocks its bet. */
+    /**
+     * Closes a parked call without sending it (settled by other means); unblocks its bet. A
+     * reserve closed by hand also closes the refundBet queued on condition that it succeeded: the
+     * operator has settled that reservation, and spec 3 allows no refund on an unknown one.
+     */
     async resolve(callId: string, note: string) {
       const row = await findFailed(callId);
-      const updated = await q.resolveCall(db, row.tenant_id, row.transaction_id, clock(), note);
+      const now = clock();
+      const updated = await withTransaction(db, async (tx) => {
+        const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, note);
+        if (resolved?.op === 'reserve') {
+          await skipConditionalCalls(tx, row.tenant_id, row.bet_id, row.seq, now, 'not sent: its reserve was resolved by hand (wallet resolve)');
+        }
+        return resolved;
+      });
       if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed`);
       await q.notifyWorkers(db, row.tenant_id);
       return callView(updated);
