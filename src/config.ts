@@ -90,6 +90,7 @@ export const SETTINGS = {
   WAGERLINE_WALLET_LEASE_MS: setting(integer(1000, 3600000), 'How long a claimed wallet call stays leased to its sender (renewed while in flight); after a crash it is re-sent once this runs out. Must exceed WAGERLINE_WALLET_TIMEOUT_MS.', '15000'),
   WAGERLINE_WALLET_WORKER: setting(oneOf('on', 'off'), 'Whether serve runs the wallet delivery worker.', 'on'),
   WAGERLINE_WALLET_POLL_MS: setting(integer(50, 600000), 'How often the wallet worker looks for due calls besides LISTEN/NOTIFY wake-ups (retries, expired leases).', '1000'),
+  WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: setting(integer(1000, 3600000), 'After a successful reserve, how long placement has to queue the bet\'s next call (confirm or refundBet) before the reservation is released with a refundBet.', '60000'),
   WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
 } satisfies Record<string, Setting<unknown>>;
 

@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   wallet_call_not_failed: { status: 409, title: 'Wallet call is not parked as failed' },
   wallet_no_reservation: { status: 409, title: 'refundBet without a successful reservation' },
   wallet_bet_has_calls: { status: 409, title: 'The bet already has wallet calls' },
+  wallet_reservation_released: { status: 409, title: 'The bet\'s reservation was released' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

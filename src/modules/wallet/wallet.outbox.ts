@@ -7,7 +7,7 @@ import { AppError } from '../../errors.ts';
 import { normalizeAmount } from './wallet.amount.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from './wallet.body.ts';
 import type { BetMetadata } from './wallet.metadata.ts';
-import { insertCall, reserveStatus } from './wallet.queries.ts';
+import { insertCall, releasePlacementGuard, reserveStatus } from './wallet.queries.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -41,7 +41,11 @@ export interface OutboxRow {
   extra: CallExtra;
   secretEnc?: string | null;
   onlyIfReserved?: boolean;
+  /** The placement guard of a successful reserve (docs/wallet.md). */
+  placementGuard?: boolean;
   now: Date;
+  /** When it may first be sent (default: now). */
+  dueAt?: Date;
   /** Set by the synchronous reserve: the row starts leased to the caller that sends it. */
   lease?: { owner: string; until: Date };
 }
@@ -59,6 +63,8 @@ export async function writeOutboxRow(tx: Queryable, row: OutboxRow): Promise<Enq
     extra: row.extra as Record<string, unknown>,
     secret_enc: row.secretEnc ?? null,
     only_if_reserved: row.onlyIfReserved ?? false,
+    placement_guard: row.placementGuard ?? false,
+    due_at: row.dueAt ?? null,
     status: row.lease ? 'sending' : 'pending',
     now: row.now,
     lease_until: row.lease?.until ?? null,
@@ -83,15 +89,7 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
   if (typeof input.bonusFlag !== 'boolean') throw new AppError('bad_request', 'bonusFlag must be a boolean');
   const tenantId = requireUuid(input.tenantId, 'tenantId');
   const betId = requireUuid(input.betId, 'betId');
-  if (input.op === 'refundBet') {
-    // spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
-    // reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
-    const reserve = await reserveStatus(tx, tenantId, betId);
-    if (reserve !== 'delivered') {
-      throw new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
-    }
-  }
-  return writeOutboxRow(tx, {
+  const call = {
     tenantId,
     transactionId: randomUUID(),
     betId,
@@ -101,5 +99,19 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
     bonusFlag: input.bonusFlag,
     extra: validateExtra(input.op, { ...input, betId }),
     now: (options.clock ?? (() => new Date()))(),
-  });
+  };
+  if (input.op === 'refundBet') {
+    // spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
+    // reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
+    const reserve = await reserveStatus(tx, tenantId, betId);
+    if (reserve !== 'delivered') {
+      throw new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
+    }
+  }
+  // The bet's next call after a successful reserve releases its placement guard; once the guard
+  // has gone out, the reservation is being released and the bet cannot be taken.
+  if (await releasePlacementGuard(tx, tenantId, betId, call.now) === 'fired') {
+    throw new AppError('wallet_reservation_released', `bet ${betId}: its reservation was released (refundBet) because no call followed the reserve within the placement window; the bet cannot be taken`);
+  }
+  return writeOutboxRow(tx, call);
 }

@@ -28,6 +28,7 @@ export interface CallRow {
   extra: Record<string, unknown>;
   secret_enc: string | null;
   only_if_reserved: boolean;
+  placement_guard: boolean;
   status: 'pending' | 'sending' | 'delivered' | 'refused' | 'failed' | 'skipped' | 'resolved';
   failures: number;
   attempts: number;
@@ -91,8 +92,11 @@ export interface NewCall {
   extra: Record<string, unknown>;
   secret_enc: string | null;
   only_if_reserved: boolean;
+  placement_guard: boolean;
   status: 'pending' | 'sending';
   now: Date;
+  /** When it may first be sent (default: now). */
+  due_at: Date | null;
   lease_until: Date | null;
   lease_owner: string | null;
 }
@@ -111,13 +115,14 @@ export async function insertCall(db: Queryable, c: NewCall): Promise<{ seq: numb
            RETURNING last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
                                        extra, secret_enc, only_if_reserved, status, next_attempt_at, created_at,
-                                       lease_until, lease_owner)
-             SELECT $1, $2, $3, s.last_seq, $4, $5, $6, cfg.amount_unit, $7, $8, $9, $10, $11, $12, $12, $13, $14
+                                       lease_until, lease_owner, placement_guard)
+             SELECT $1, $2, $3, s.last_seq, $4, $5, $6, cfg.amount_unit, $7, $8, $9, $10, $11, coalesce($16::timestamptz, $12), $12,
+                    $13, $14, $15
                FROM s, cfg
              RETURNING seq, amount_unit)
      SELECT ins.seq, ins.amount_unit, pg_notify('wallet_calls', $1::text) AS notified FROM ins`,
     [c.tenant_id, c.transaction_id, c.bet_id, c.user_id, c.op, c.amount, c.bonus_flag, JSON.stringify(c.extra),
-      c.secret_enc, c.only_if_reserved, c.status, c.now, c.lease_until, c.lease_owner],
+      c.secret_enc, c.only_if_reserved, c.status, c.now, c.lease_until, c.lease_owner, c.placement_guard, c.due_at],
   );
   return rows[0];
 }
@@ -211,4 +216,28 @@ export async function outboxStats(db: Queryable): Promise<OutboxStats> {
 /** Wakes the delivery workers of every process (LISTEN wallet_calls); delivered at commit. */
 export async function notifyWorkers(db: Queryable, tenantId: string): Promise<void> {
   await db.query("SELECT pg_notify('wallet_calls', $1)", [tenantId]);
+}
+
+/**
+ * Placement queued its next call for the bet in time: the placement guard (a pending refundBet)
+ * is not needed. Returns 'released', 'none' (the bet has no guard), or 'fired' (the guard is
+ * already being sent or was sent: the reservation is being released, the bet cannot be taken).
+ */
+export async function releasePlacementGuard(db: Queryable, tenantId: string, betId: string, now: Date): Promise<'released' | 'none' | 'fired'> {
+  // FOR UPDATE reads the guard's latest state (a worker claiming it concurrently has committed or
+  // skips it as locked), so "pending" here cannot be sent before this transaction ends.
+  const { rows } = await db.query<{ transaction_id: string; status: CallRow['status'] }>(
+    'SELECT transaction_id, status FROM wallet_calls WHERE tenant_id = $1 AND bet_id = $2 AND placement_guard FOR UPDATE',
+    [tenantId, betId],
+  );
+  const guard = rows[0];
+  if (!guard || guard.status === 'skipped') return 'none';
+  if (guard.status !== 'pending') return 'fired';
+  await db.query(
+    `UPDATE wallet_calls SET status = 'skipped', finished_at = $3,
+            note = 'not sent: placement queued its next call in time (placement guard)'
+      WHERE tenant_id = $1 AND transaction_id = $2`,
+    [tenantId, guard.transaction_id, now],
+  );
+  return 'released';
 }

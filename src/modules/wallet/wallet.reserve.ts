@@ -47,6 +47,8 @@ export interface ReserverOptions {
   /** Lease of the reserve row, renewed while asking; after a crash the rescue takes over within it. */
   leaseMs: number;
   retries: number;
+  /** After a successful reserve, how long placement has to queue the bet's next call. */
+  placementWindowMs: number;
   metrics?: WalletMetrics;
   /** Pause before asking again (real time; short, the caller is waiting). */
   backoffMs?: (attempt: number) => number;
@@ -143,7 +145,13 @@ export function createReserver(options: ReserverOptions) {
       last_error: last.error ?? last.message ?? null,
     };
     if (last.verdict === 'success') {
-      const moved = await oq.complete(db, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
+      const moved = await withTransaction(db, async (tx) => {
+        const rows = await oq.complete(tx, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
+        // The placement guard: released when placement queues the bet's next call in time, sent
+        // otherwise, so a placement that dies now leaves no user money held (docs/wallet.md).
+        if (rows.length) await queueConditionalRefund(tx, call, end, new Date(end.getTime() + options.placementWindowMs));
+        return rows;
+      });
       if (moved.length) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
         return { outcome: 'reserved', transactionId };
@@ -183,7 +191,8 @@ interface CallFacts {
   seq: number;
 }
 
-async function queueConditionalRefund(tx: Tx, call: CallFacts, now: Date): Promise<void> {
+/** A refundBet sent only if the reserve succeeded; with `guardUntil`, the placement guard due then. */
+async function queueConditionalRefund(tx: Tx, call: CallFacts, now: Date, guardUntil?: Date): Promise<void> {
   const later = await laterCalls(tx, call.tenantId, call.betId, call.seq);
   if (later.length) return; // the bet already has follow-up calls: placement took it after all
   await writeOutboxRow(tx, {
@@ -197,6 +206,7 @@ async function queueConditionalRefund(tx: Tx, call: CallFacts, now: Date): Promi
     extra: {},
     onlyIfReserved: true,
     now,
+    ...(guardUntil && { placementGuard: true, dueAt: guardUntil }),
   });
 }
 

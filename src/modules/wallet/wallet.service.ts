@@ -16,7 +16,8 @@ import { createReserver } from './wallet.reserve.ts';
 import { createWalletWorker } from './wallet.worker.ts';
 
 export type WalletSettings = Pick<Config,
-  'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>;
+  'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>
+  & Partial<Pick<Config, 'WAGERLINE_WALLET_PLACEMENT_WINDOW_MS'>>;
 
 export interface WalletServiceDeps {
   db: Pool;
@@ -91,6 +92,7 @@ export function createWalletService(deps: WalletServiceDeps) {
       db, box, http, clock, metrics,
       leaseMs: config.WAGERLINE_WALLET_LEASE_MS,
       retries: config.WAGERLINE_WALLET_RESERVE_RETRIES,
+      placementWindowMs: config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS ?? 60_000,
     }),
     createWorker: (options: { batch?: number; listen?: boolean } = {}) => {
       if (config.WAGERLINE_WALLET_LEASE_MS <= config.WAGERLINE_WALLET_TIMEOUT_MS) {
