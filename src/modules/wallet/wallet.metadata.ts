@@ -40,17 +40,19 @@ export interface BetMetadata {
   legs: BetLeg[];
 }
 
-type Kind = 'string' | 'integer' | 'number' | 'array' | 'string|null';
+export type MetadataKind = 'string' | 'integer' | 'number' | 'array' | 'string|null';
+type Kind = MetadataKind;
 
-const TOP: Record<string, Kind> = {
+/** The field types of spec 2.5 (betMetadata, its legs, their selections); the sandbox checks the same. */
+export const BET_METADATA_SHAPE: Record<string, Kind> = {
   id: 'string', ticketId: 'string', tenantId: 'string', userId: 'string', betTypeId: 'integer', statusId: 'integer',
   createdAt: 'string', amount: 'number', fixedOdds: 'number', percentage: 'number', legs: 'array',
 };
-const LEG: Record<string, Kind> = {
+export const LEG_SHAPE: Record<string, Kind> = {
   betTypeId: 'integer', eventId: 'string', productKeyword: 'string', processedDividend: 'number', legType: 'string',
   marketId: 'string|null', selection: 'array',
 };
-const SELECTION: Record<string, Kind> = {
+export const SELECTION_SHAPE: Record<string, Kind> = {
   statusId: 'integer', fixedOdds: 'number', margin: 'number', position: 'integer', selectionId: 'array', lineTypeId: 'integer', line: 'number',
 };
 
@@ -79,15 +81,15 @@ const bad = (message: string) => new AppError('bad_request', message);
 
 /** Checks a confirm's betMetadata against spec 2.5; `betId` is the bet the call is for. */
 export function validateBetMetadata(value: unknown, betId: string | undefined): BetMetadata {
-  const top = check(value, 'betMetadata', TOP);
+  const top = check(value, 'betMetadata', BET_METADATA_SHAPE);
   if (typeof top.id !== 'string') throw bad('betMetadata.id (the bet UUID) is required (spec 2.5)');
   if (betId !== undefined && top.id.toLowerCase() !== betId.toLowerCase()) throw bad(`betMetadata.id must be the bet's id ${betId}, got ${JSON.stringify(top.id)}`);
   if (!Array.isArray(top.legs)) throw bad('betMetadata.legs (an array) is required (spec 2.5)');
   top.legs.forEach((leg, i) => {
-    const l = check(leg, `betMetadata.legs[${i}]`, LEG);
+    const l = check(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
     ((l.selection as unknown[] | undefined) ?? []).forEach((sel, j) => {
       const where = `betMetadata.legs[${i}].selection[${j}]`;
-      const s = check(sel, where, SELECTION);
+      const s = check(sel, where, SELECTION_SHAPE);
       const ids = s.selectionId as unknown[] | undefined;
       if (ids && !ids.every((id) => typeof id === 'string')) throw bad(`${where}.selectionId must be an array of strings (spec 2.5)`);
     });

@@ -1,5 +1,6 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
+import { BET_METADATA_SHAPE, LEG_SHAPE, SELECTION_SHAPE } from '../../modules/wallet/wallet.metadata.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 import { wireToCents } from './money.ts';
 import type { TransactionOp } from './types.ts';
@@ -57,29 +58,18 @@ function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>
 }
 
 const METADATA: Record<string, Kind> = { userId: 'string', brandName: 'string', brandUserId: 'string', data: 'string' };
-const BET_METADATA: Record<string, Kind> = {
-  id: 'string', ticketId: 'string', tenantId: 'string', userId: 'string', betTypeId: 'integer', statusId: 'integer',
-  createdAt: 'string', amount: 'number', fixedOdds: 'number', percentage: 'number', legs: 'array',
-};
-const LEG: Record<string, Kind> = {
-  betTypeId: 'integer', eventId: 'string', productKeyword: 'string', processedDividend: 'number', legType: 'string',
-  marketId: 'string|null', selection: 'array',
-};
-const SELECTION: Record<string, Kind> = {
-  statusId: 'integer', fixedOdds: 'number', margin: 'number', position: 'integer', selectionId: 'array', lineTypeId: 'integer', line: 'number',
-};
 
 /** betMetadata of spec 2.5: an object with id and legs; every field present must have the type of 2.5. */
 function betMetadataProblem(value: unknown): string | undefined {
-  const top = shapeProblem(value, 'betMetadata', BET_METADATA, ['id', 'legs']);
+  const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE, ['id', 'legs']);
   if (top) return top;
   const legs = (value as { legs: unknown[] }).legs;
   for (const [i, leg] of legs.entries()) {
-    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG);
+    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
     if (problem) return problem;
     for (const [j, sel] of (((leg as { selection?: unknown[] }).selection) ?? []).entries()) {
       const where = `betMetadata.legs[${i}].selection[${j}]`;
-      const p = shapeProblem(sel, where, SELECTION);
+      const p = shapeProblem(sel, where, SELECTION_SHAPE);
       if (p) return p;
       const ids = (sel as { selectionId?: unknown[] }).selectionId;
       if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings`;
