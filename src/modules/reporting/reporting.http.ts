@@ -26,7 +26,7 @@ function betSchema(id: ReturnType<typeof Type.Integer> | ReturnType<typeof Type.
     user_id: Type.String(),
     user_name: opt(Type.String()),
     user_state: opt(Type.String({ description: 'NSW, VIC, QLD, SA, WA, TAS, NT, ACT (configurable)' })),
-    terminal_id: opt(Type.String({ description: 'Required when user_id is cash, anon or anonymous' })),
+    terminal_id: opt(Type.String({ description: 'Required when user_id is cash, anon or anonymous; not allowed with any other user_id' })),
     info_type: opt(Type.String()),
     medium: opt(Type.String()),
     resulted: opt(Type.Boolean()),

@@ -58,6 +58,20 @@ function fail(st: BetState, field: string, message: string): undefined {
   return undefined;
 }
 
+/**
+ * Spec 2.2 ties user_id and terminal_id both ways: an anonymous bet (cash, anon, anonymous) must say
+ * which terminal took it, and a bet taken at a terminal must be anonymous. Skipped when either field
+ * already failed (undefined): one error per field is enough.
+ */
+function checkTerminal(st: BetState, userId: string | null | undefined, terminalId: string | null | undefined): void {
+  if (!userId || terminalId === undefined) return;
+  const anonymous = ANONYMOUS.has(userId.toLowerCase());
+  if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is "${userId}"`);
+  else if (!anonymous && terminalId !== null) {
+    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got "${userId}"`);
+  }
+}
+
 // Text fields: absent, null and "" (after trimming) are "not given" for optional ones.
 function text(st: BetState, field: string, max: number, required = false, integerOk = false): string | null | undefined {
   const v = st.bet[field];
@@ -174,9 +188,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   const time = instant(st, 'time', true);
   const userId = text(st, 'user_id', 100, true, true);
   const terminalId = text(st, 'terminal_id', 100, false, true);
-  if (userId && ANONYMOUS.has(userId.toLowerCase()) && terminalId === null) {
-    fail(st, 'terminal_id', `is required when user_id is "${userId}"`);
-  }
+  checkTerminal(st, userId, terminalId);
   const userName = text(st, 'user_name', 200);
   let userState = text(st, 'user_state', 32);
   if (userState) {

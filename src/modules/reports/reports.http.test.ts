@@ -189,6 +189,9 @@ test('bad parameters are 400 problem+json naming the parameter', async () => {
     ['turnover?from=2024-05-01&to=2024-05-01&meeting_id=1;DROP', 'querystring/meeting_id', /positive integer/],
     ['late-uploads?from=2024-05-01', 'querystring/to', /required/],
     ['late-uploads?from=20240501&to=2024-05-01', 'querystring/from', /YYYY-MM-DD/],
+    ['turnover?from=0000-01-01&to=0000-01-02', 'querystring/from', /years 1900 to 9999, got "0000-01-01"/],
+    ['turnover?from=0000-01-01&to=0000-01-02', 'querystring/to', /years 1900 to 9999, got "0000-01-02"/],
+    ['late-uploads?from=1899-12-31&to=1900-01-01', 'querystring/from', /years 1900 to 9999/],
   ];
   for (const [query, field, message] of cases) {
     const res = await report(a, query);

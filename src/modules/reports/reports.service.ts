@@ -9,6 +9,11 @@ import * as q from './reports.queries.ts';
 /** A range covers at most this many racing days (a leap year). */
 export const MAX_RANGE_DAYS = 366;
 const DAY_MS = 86_400_000;
+/**
+ * Racing days are years 1900..9999, as bet times on upload are (year ≥ 1900): JavaScript takes
+ * year 0 but PostgreSQL has no year 0, so an unbounded date would reach the query and fail there.
+ */
+const MIN_YEAR = 1900;
 /** A report query taking longer is cancelled (57014 → a 500 logged): a bound on what one request may cost the database. */
 const REPORT_TIMEOUT_MS = 120_000;
 
@@ -50,6 +55,10 @@ function parseRange(query: { from?: string; to?: string }, errors: FieldError[])
     }
     const ms = day(raw);
     if (ms === undefined) errors.push({ field: `querystring/${name}`, message: `must be a date YYYY-MM-DD, got "${raw}"` });
+    else if (Number(raw.slice(0, 4)) < MIN_YEAR) {
+      errors.push({ field: `querystring/${name}`, message: `must be a date in the years ${MIN_YEAR} to 9999, got "${raw}"` });
+      return undefined;
+    }
     return ms;
   };
   const from = at('from');
