@@ -10,10 +10,10 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { buildBody, type Operation } from './wallet.body.ts';
 import type { WalletEndpoint, WalletHttp } from './wallet.client.ts';
-import { endpointOf } from './wallet-config.service.ts';
+import { createWalletTenants, type TenantState } from './wallet.endpoints.ts';
 import type { WalletMetrics } from './wallet.metrics.ts';
 import * as oq from './outbox.queries.ts';
-import { listWalletConfigs, type CallRow } from './wallet.queries.ts';
+import type { CallRow } from './wallet.queries.ts';
 import { rescueOrphanedReserves } from './wallet.reserve.ts';
 import { roundOutcome, type RoundOutcome } from './wallet.outcome.ts';
 
@@ -30,12 +30,6 @@ export interface WalletWorkerOptions {
   batch?: number;
   metrics?: WalletMetrics;
   log?: (message: string, fields?: Record<string, unknown>) => void;
-}
-
-interface TenantState {
-  endpoint: WalletEndpoint;
-  inflight: number;
-  claiming?: Promise<number>;
 }
 
 interface Done extends RoundOutcome {
@@ -58,32 +52,29 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   const log = options.log ?? (() => undefined);
   const renewEveryMs = Math.max(200, Math.floor(leaseMs / 3));
   const workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
-  const tenants = new Map<string, TenantState>();
+  const tenants = createWalletTenants({ db, box, log });
   const inFlight = new Map<string, Sending>();
   const deliveries = new Set<Promise<void>>();
   let claims = 0;
   let buffer: Done[] = [];
   let flushing: Promise<void> | undefined;
   let running = false;
+  /** Set by stop(): nothing more is claimed (drain() works without start(), so not `!running`). */
+  let stopped = false;
+  let ticking: Promise<void> | undefined;
   let timers: NodeJS.Timeout[] = [];
   let listener: pg.Client | undefined;
   let configsLoaded = 0;
 
   async function refreshConfigs(): Promise<void> {
-    for (const row of await listWalletConfigs(db)) {
-      const state = tenants.get(row.tenant_id);
-      if (state && state.endpoint.version === row.updated_at.toISOString()) continue;
-      const endpoint = endpointOf(row, box);
-      if (state) state.endpoint = endpoint;
-      else tenants.set(row.tenant_id, { endpoint, inflight: 0 });
-    }
+    await tenants.refresh();
     configsLoaded = Date.now();
   }
 
   /** Claims what the tenant's free slots allow and starts sending; resolves with the count. */
   function pump(tenantId: string): Promise<number> {
-    const state = tenants.get(tenantId);
-    if (!state) return Promise.resolve(0);
+    const state = tenants.usable(tenantId);
+    if (!state || stopped) return Promise.resolve(0);
     if (state.claiming) return state.claiming;
     const limit = state.endpoint.concurrency;
     const free = limit - state.inflight;
@@ -144,7 +135,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     scheduleFlush();
   }
 
-function scheduleFlush(): void {
+  function scheduleFlush(): void {
     if (flushing) return;
     flushing = (async () => {
       await new Promise((resolve) => setImmediate(resolve));
@@ -194,10 +185,17 @@ function scheduleFlush(): void {
     log('wallet claim failed', { err: String(error) });
   }
 
-  async function tick(): Promise<void> {
-    if (Date.now() - configsLoaded >= pollMs) await refreshConfigs();
-    await rescueOrphanedReserves({ db, box, clock, leaseMs });
-    await Promise.all([...tenants.keys()].map((id) => pump(id)));
+  /** One poll round; never two at once, so stop() can wait for the one in progress. */
+  function tick(): Promise<void> {
+    ticking ??= (async () => {
+      if (Date.now() - configsLoaded >= pollMs) await refreshConfigs();
+      if (stopped) return;
+      await rescueOrphanedReserves({ db, box, clock, leaseMs });
+      await Promise.all(tenants.ids().map((id) => pump(id)));
+    })().finally(() => {
+      ticking = undefined;
+    });
+    return ticking;
   }
 
   async function listen(url: string): Promise<void> {
@@ -208,7 +206,7 @@ function scheduleFlush(): void {
     });
     client.on('notification', (message) => {
       if (!running || !message.payload) return;
-      if (!tenants.has(message.payload)) void refreshConfigs().then(() => pump(message.payload!)).catch(onPumpError);
+      if (!tenants.known(message.payload)) void refreshConfigs().then(() => pump(message.payload!)).catch(onPumpError);
       else void pump(message.payload).catch(onPumpError);
     });
     await client.connect();
@@ -240,8 +238,8 @@ function scheduleFlush(): void {
 
   /** Waits until nothing is being claimed, sent or recorded. */
   async function idle(): Promise<void> {
-    while (deliveries.size || flushing || [...tenants.values()].some((t) => t.claiming)) {
-      await Promise.all([...deliveries, flushing, ...[...tenants.values()].map((t) => t.claiming?.catch(() => 0))]);
+    while (deliveries.size || flushing || tenants.states().some((t) => t.claiming)) {
+      await Promise.all([...deliveries, flushing, ...tenants.states().map((t) => t.claiming?.catch(() => 0))]);
     }
   }
 
@@ -249,8 +247,10 @@ function scheduleFlush(): void {
     workerId,
     async start(): Promise<void> {
       running = true;
+      stopped = false;
       await refreshConfigs();
       if (options.listenUrl) await listen(options.listenUrl).catch((error: unknown) => log('LISTEN failed; polling only', { err: String(error) }));
+      if (stopped) return; // stop() was called meanwhile
       timers = [
         setInterval(() => void tick().catch(onPumpError), pollMs),
         setInterval(renew, renewEveryMs),
@@ -260,10 +260,12 @@ function scheduleFlush(): void {
     /** Stops claiming, lets the calls in flight finish (each is bounded) and records them. */
     async stop(): Promise<void> {
       running = false;
+      stopped = true;
       const [poll, renewal] = timers;
       clearInterval(poll);
       await listener?.end().catch(() => undefined);
       listener = undefined;
+      await ticking?.catch(() => undefined); // it claims nothing more, but may have claimed already
       await idle(); // leases are still renewed meanwhile, so no call in flight is taken over
       clearInterval(renewal);
       timers = [];
@@ -273,7 +275,7 @@ function scheduleFlush(): void {
       await refreshConfigs();
       for (;;) {
         await rescueOrphanedReserves({ db, box, clock, leaseMs });
-        const claimed = (await Promise.all([...tenants.keys()].map((id) => pump(id)))).reduce((a, b) => a + b, 0);
+        const claimed = (await Promise.all(tenants.ids().map((id) => pump(id)))).reduce((a, b) => a + b, 0);
         await idle();
         if (!claimed) return;
       }
