@@ -24,6 +24,8 @@ export interface TransactionOptions {
   /** Attempts for serialization failures and deadlocks before the error is thrown. */
   attempts?: number;
   isolation?: 'read committed' | 'repeatable read' | 'serializable';
+  /** READ ONLY: any write fails (and the transaction can run on a read replica). */
+  readOnly?: boolean;
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on error, retries conflicts. */
@@ -41,7 +43,8 @@ export async function withTransaction<T>(
     // the pool discards the dead client on release.
     client.on('error', ignoreLostConnection);
     try {
-      await client.query(options.isolation ? `BEGIN ISOLATION LEVEL ${options.isolation}` : 'BEGIN');
+      const isolation = options.isolation ? ` ISOLATION LEVEL ${options.isolation}` : '';
+      await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

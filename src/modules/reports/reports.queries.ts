@@ -14,7 +14,7 @@ export function inReportTransaction<T>(db: Pool, timeoutMs: number, fn: (tx: Que
   return withTransaction(db, async (tx) => {
     await tx.query("SELECT set_config('jit', 'off', true), set_config('statement_timeout', $1, true)", [String(timeoutMs)]);
     return fn(tx);
-  }, { isolation: 'repeatable read' });
+  }, { isolation: 'repeatable read', readOnly: true });
 }
 
 /** Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions. */

@@ -1,0 +1,19 @@
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
+import { withTransaction } from './pool.ts';
+
+let db: TestDatabase;
+before(async () => {
+  db = await freshDatabase();
+});
+after(() => db.drop());
+
+test('a read-only transaction (reports) reads, and refuses any write', async () => {
+  const { rows } = await withTransaction(db.pool, (tx) => tx.query('SELECT count(*)::int AS n FROM tenants'), { isolation: 'repeatable read', readOnly: true });
+  assert.equal(rows[0].n, 0);
+  await assert.rejects(
+    withTransaction(db.pool, (tx) => tx.query("INSERT INTO tenants (name, currency, timezone) VALUES ('x', 'AUD', 'UTC')"), { readOnly: true }),
+    (error: { code?: string }) => error.code === '25006', // read_only_sql_transaction
+  );
+});
