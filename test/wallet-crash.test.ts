@@ -13,7 +13,7 @@ import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { startCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
-import { CLIENT } from './wallet-fixtures.ts';
+import { CLIENT, until } from './wallet-fixtures.ts';
 
 const BETS = 1000;
 const CALLS_PER_BET = 3;
@@ -28,14 +28,6 @@ after(async () => {
   await sandbox.close();
   await db.drop();
 });
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const count = async (status: string) =>
   (await db.pool.query('SELECT count(*)::int AS n FROM wallet_calls WHERE status = $1', [status])).rows[0].n as number;
@@ -70,7 +62,7 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
   };
 
   const first = await startCli(['wallet', 'worker'], env);
-  await until('the first worker to deliver some calls', () => sandbox.requests().length >= 600);
+  await until('the first worker to deliver some calls', () => sandbox.requests().length >= 600, 60_000);
   first.child.kill('SIGKILL');
   const killedAt = Date.now();
   await new Promise((resolve) => first.child.once('exit', resolve));
@@ -81,7 +73,7 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
 
   const second = await startCli(['wallet', 'worker'], env);
   try {
-    await until('the second worker to deliver everything', async () => (await count('delivered')) === BETS * CALLS_PER_BET);
+    await until('the second worker to deliver everything', async () => (await count('delivered')) === BETS * CALLS_PER_BET, 60_000);
   } finally {
     second.child.kill('SIGTERM');
     await new Promise((resolve) => second.child.once('exit', resolve));

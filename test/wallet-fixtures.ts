@@ -81,3 +81,12 @@ export const credit = (betId = randomUUID(), userId = randomUUID(), amount = '1.
   ({ betId, userId, op: 'credit' as const, amount, bonusFlag: false, transactionType: 'adjustreversetransaction' });
 
 export const reserveMetadata = (userId: string) => ({ userId, brandName: 'Test Brand', brandUserId: 'user-1', data: '{}' });
+
+/** Waits (real time, polling) until `check` holds: for what happens in other connections or processes. */
+export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

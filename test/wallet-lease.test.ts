@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Counter } from 'prom-client';
 import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
-import { credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { credit, reserveMetadata, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 const LEASE_MS = 1200;
 let f: WalletFixture;
@@ -16,14 +16,6 @@ before(async () => {
   f = await walletFixture({ settings: { WAGERLINE_WALLET_TIMEOUT_MS: 1000, WAGERLINE_WALLET_LEASE_MS: LEASE_MS, WAGERLINE_WALLET_RESERVE_RETRIES: 0 } });
 });
 after(() => f.close());
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const arrived = (field: 'transactionId' | 'betId', id: string) => () =>
   f.sandbox.requests().some((r) => (r.body as Record<string, unknown> | undefined)?.[field] === id);

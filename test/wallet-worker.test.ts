@@ -9,21 +9,13 @@ import { withTransaction } from '../src/db/pool.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { upsertWalletConfig } from '../src/modules/wallet/wallet.queries.ts';
 import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
-import { CLIENT, credit, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
 before(async () => {
   f = await walletFixture();
 });
 after(() => f.close());
-
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const sent = (transactionId: string) =>
   f.sandbox.requests().some((r) => (r.body as { transactionId?: string } | undefined)?.transactionId === transactionId);
