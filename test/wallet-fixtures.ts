@@ -66,6 +66,15 @@ export async function walletFixture(options: FixtureOptions = {}) {
       const { rows } = await db.pool.query('SELECT * FROM wallet_call_attempts WHERE transaction_id = $1 ORDER BY attempt', [transactionId]);
       return rows;
     },
+    /** A worker of its own (a second process, in effect), with its log captured. */
+    loggedWorker() {
+      const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+      const service = createWalletService({
+        db: db.pool, box, config: settings, clock, registry,
+        log: (message, fields) => logs.push({ message, ...(fields && { fields }) }),
+      });
+      return { logs, service, worker: service.createWorker({ listen: false }) };
+    },
     async close() {
       await worker.stop();
       await wallet.close();

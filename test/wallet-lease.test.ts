@@ -7,7 +7,6 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Counter } from 'prom-client';
-import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
 import { credit, reserveMetadata, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 const LEASE_MS = 1200;
@@ -20,18 +19,8 @@ after(() => f.close());
 const arrived = (field: 'transactionId' | 'betId', id: string) => () =>
   f.sandbox.requests().some((r) => (r.body as Record<string, unknown> | undefined)?.[field] === id);
 
-/** A worker of its own, with its log captured. */
-function loggedWorker() {
-  const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const service = createWalletService({
-    db: f.db.pool, box: f.box, config: f.settings, clock: f.clock, registry: f.registry,
-    log: (message, fields) => logs.push({ message, ...(fields && { fields }) }),
-  });
-  return { logs, service, worker: service.createWorker({ listen: false }) };
-}
-
 test('worker: a call taken over by another sender is abandoned at the next renewal, and nothing is recorded', async () => {
-  const { logs, service, worker } = loggedWorker();
+  const { logs, service, worker } = f.loggedWorker();
   const [call] = await f.enqueue(credit());
   f.sandbox.injectFaults([{ op: 'credit', kind: 'hang' }]);
   await worker.start();
@@ -55,7 +44,7 @@ test('worker: a call taken over by another sender is abandoned at the next renew
 });
 
 test('worker: a lease that could run out unrenewed is let go; the call is taken over and sent once more', async () => {
-  const { logs, service, worker } = loggedWorker();
+  const { logs, service, worker } = f.loggedWorker();
   const [call] = await f.enqueue(credit());
   f.sandbox.injectFaults([{ op: 'credit', kind: 'hang' }]);
   await worker.start();

@@ -8,7 +8,6 @@ import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { upsertWalletConfig } from '../src/modules/wallet/wallet.queries.ts';
-import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
 import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
@@ -19,16 +18,6 @@ after(() => f.close());
 
 const sent = (transactionId: string) =>
   f.sandbox.requests().some((r) => (r.body as { transactionId?: string } | undefined)?.transactionId === transactionId);
-
-/** A worker of its own, with its log captured. */
-function loggedWorker() {
-  const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-  const service = createWalletService({
-    db: f.db.pool, box: f.box, config: f.settings, clock: f.clock, registry: f.registry,
-    log: (message, fields) => logs.push({ message, ...(fields && { fields }) }),
-  });
-  return { logs, service, worker: service.createWorker({ listen: false }) };
-}
 
 /** Stores a wallet whose client secret was sealed under another WAGERLINE_SECRET_KEY. */
 const foreignWallet = (tenantId: string) => upsertWalletConfig(f.db.pool, {
@@ -42,7 +31,7 @@ test('a tenant whose wallet secret cannot be opened is skipped and logged once p
   await foreignWallet(other.tenant_id);
   const stuck = await withTransaction(f.db.pool, (tx) => f.wallet.enqueue(tx, { tenantId: other.tenant_id, ...credit() }));
   const [ours] = await f.enqueue(credit());
-  const { logs, service, worker } = loggedWorker();
+  const { logs, service, worker } = f.loggedWorker();
   const unreadable = () => logs.filter((l) => l.message.startsWith('wallet configuration unreadable'));
   await worker.start(); // rejected before, and serve did not start
   try {
@@ -71,7 +60,7 @@ test('a tenant whose wallet secret cannot be opened is skipped and logged once p
 
 test('stop() waits for the poll round in progress, which claims nothing more: no call is left leased or sent after stop', async () => {
   const [call] = await f.enqueue(credit());
-  const { service, worker } = loggedWorker();
+  const { service, worker } = f.loggedWorker();
   const lock = await f.db.pool.connect();
   let released = false;
   try {
