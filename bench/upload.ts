@@ -15,8 +15,8 @@ import { Pool as HttpPool } from 'undici';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { buildBatch } from '../src/modules/reporting/bet-factory.ts';
-import { validateBatch, type BetColumns } from '../src/modules/reporting/validate.ts';
+import { buildBatch } from '../test/factories/bet-factory.ts';
+import { validateBatch, type BetColumns } from '../src/modules/intake/validate-batch.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { freePort } from '../test/helpers/net.ts';
 

@@ -16,10 +16,10 @@ import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
-import { registerReportingRoutes } from './modules/reporting/reporting.http.ts';
+import { registerReportingRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
 import { createReportsService } from './modules/reports/reports.service.ts';
-import { createReportingService } from './modules/reporting/reporting.service.ts';
+import { createReportingService } from './modules/intake/intake.service.ts';
 import type { TokenService } from './modules/auth/tokens.service.ts';
 import type { WalletService } from './modules/wallet/wallet.service.ts';
 

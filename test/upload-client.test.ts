@@ -6,10 +6,10 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { toBatches } from '../src/modules/uploader/batches.ts';
-import { readBets } from '../src/modules/uploader/read-bets.ts';
-import { uploadBatches } from '../src/modules/uploader/uploader.service.ts';
-import { buildBet } from '../src/modules/reporting/bet-factory.ts';
+import { toBatches } from '../src/tools/uploader/batches.ts';
+import { readBets } from '../src/tools/uploader/read-bets.ts';
+import { uploadBatches } from '../src/tools/uploader/uploader.ts';
+import { buildBet } from './factories/bet-factory.ts';
 import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 

@@ -6,7 +6,7 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createWalletHttp, type WalletEndpoint } from '../src/modules/wallet/wallet.client.ts';
+import { createWalletHttp, type WalletEndpoint } from '../src/modules/wallet/delivery/http-client.ts';
 import { testClock } from './helpers/app.ts';
 
 interface Seen {

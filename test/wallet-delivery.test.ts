@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { MAX_RETRIES } from '../src/modules/wallet/wallet.rules.ts';
+import { MAX_RETRIES } from '../src/wallet-protocol/responses.ts';
 import { credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const MIN = 60_000;

@@ -5,7 +5,7 @@ import { Registry } from 'prom-client';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import type { WalletCallInput } from '../src/modules/wallet/wallet.outbox.ts';
+import type { WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
 import { createWalletService, type WalletSettings } from '../src/modules/wallet/wallet.service.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { SandboxOptions } from '../src/tools/wallet-sandbox/types.ts';

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
-import { MAX_RETRIES } from '../src/modules/wallet/wallet.rules.ts';
+import { MAX_RETRIES } from '../src/wallet-protocol/responses.ts';
 import { credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 let f: WalletFixture;

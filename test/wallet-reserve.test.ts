@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { writeOutboxRow } from '../src/modules/wallet/wallet.outbox.ts';
+import { writeOutboxRow } from '../src/modules/wallet/outbox/enqueue.ts';
 import { freePort } from './helpers/net.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 

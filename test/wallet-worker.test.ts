@@ -7,7 +7,7 @@ import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { upsertWalletConfig } from '../src/modules/wallet/wallet.queries.ts';
+import { upsertWalletConfig } from '../src/modules/wallet/outbox/outbox.queries.ts';
 import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;

@@ -1,7 +1,7 @@
 // meeting import: registers meetings (and race start times) for the upload deadline (spec 8).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { importMeetings, parseMeetingsFile } from '../../modules/reporting/meetings.service.ts';
+import { importMeetings, parseMeetingsFile } from '../../modules/catalogue/catalogue.service.ts';
 import { withRuntime } from '../run.ts';
 
 export function registerMeetingCommands(program: Command): void {

@@ -4,9 +4,9 @@
 // 2: bad arguments or an unreadable file (nothing sent).
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { MAX_BATCH, toBatches } from '../../modules/uploader/batches.ts';
-import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../modules/uploader/read-bets.ts';
-import { uploadBatches } from '../../modules/uploader/uploader.service.ts';
+import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
+import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../tools/uploader/read-bets.ts';
+import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
 import { emit, fail } from '../run.ts';
 

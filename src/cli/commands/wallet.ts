@@ -1,7 +1,7 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
 import { createWalletService } from '../../modules/wallet/wallet.service.ts';
-import type { SetWalletInput } from '../../modules/wallet/wallet-config.service.ts';
+import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, withRuntime } from '../run.ts';
 

@@ -2,8 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
-import { buildBet } from '../reporting/bet-factory.ts';
-import { importMeetings } from '../reporting/meetings.service.ts';
+import { buildBet } from '../../../test/factories/bet-factory.ts';
+import { importMeetings } from '../catalogue/catalogue.service.ts';
 
 type Seeded = Awaited<ReturnType<typeof seedClient>>;
 let ctx: TestContext;

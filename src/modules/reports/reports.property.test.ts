@@ -5,8 +5,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
-import { buildBet } from '../reporting/bet-factory.ts';
-import { importMeetings } from '../reporting/meetings.service.ts';
+import { buildBet } from '../../../test/factories/bet-factory.ts';
+import { importMeetings } from '../catalogue/catalogue.service.ts';
 import { GROUP_KEYS } from './reports.queries.ts';
 
 let ctx: TestContext;

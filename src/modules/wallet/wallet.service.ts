@@ -6,14 +6,14 @@ import type { Config } from '../../config.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { skipConditionalCalls } from './outbox.queries.ts';
-import { createWalletHttp } from './wallet.client.ts';
-import { setWallet, type SetWalletInput } from './wallet-config.service.ts';
-import { createWalletMetrics, type WalletMetrics } from './wallet.metrics.ts';
-import { enqueueWalletCall, type WalletCallInput } from './wallet.outbox.ts';
-import * as q from './wallet.queries.ts';
-import { createReserver } from './wallet.reserve.ts';
-import { createWalletWorker } from './wallet.worker.ts';
+import { skipConditionalCalls } from './delivery/delivery.queries.ts';
+import { createWalletHttp } from './delivery/http-client.ts';
+import { setWallet, type SetWalletInput } from './config/wallet-config.service.ts';
+import { createWalletMetrics, type WalletMetrics } from './delivery/metrics.ts';
+import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
+import * as q from './outbox/outbox.queries.ts';
+import { createReserver } from './delivery/reserve.ts';
+import { createWalletWorker } from './delivery/worker.ts';
 
 export type WalletSettings = Pick<Config,
   'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>

@@ -1,6 +1,6 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
-import { BET_METADATA_SHAPE, LEG_SHAPE, SELECTION_SHAPE } from '../../modules/wallet/wallet.metadata.ts';
+import { BET_METADATA_SHAPE, LEG_SHAPE, SELECTION_SHAPE } from '../../wallet-protocol/bet-metadata.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 import { wireToCents } from './money.ts';
 import type { TransactionOp } from './types.ts';

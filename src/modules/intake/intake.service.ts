@@ -1,0 +1,137 @@
+// The reporting upload (spec part A): validate a batch completely, then store it atomically and
+// idempotently in one set-based statement; read a race's bets back. Never imports Fastify.
+import type { Config } from '../../config.ts';
+import { withTransaction, type Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import type { Principal } from '../auth/tokens.service.ts';
+import * as q from './intake.queries.ts';
+import { validateBatch, MAX_RACE_NUMBER, type UploadWarning } from './validate-batch.ts';
+import { isObject, MAX_LEG } from './validate-bet.ts';
+import { positiveInteger } from '../../racing/values.ts';
+
+export interface UploadResult {
+  meeting_id: number;
+  race_number: number;
+  received: number;
+  created: number;
+  updated: number;
+  unchanged: number;
+  warnings: UploadWarning[];
+}
+
+export interface BetPage {
+  bets: Record<string, unknown>[];
+  next_cursor: string | null;
+}
+
+/** A conflict with a concurrent upload, found after the fact: withTransaction retries 40001. */
+function concurrentChange(): Error {
+  return Object.assign(new Error('a concurrent upload changed the same bets'), { code: '40001' });
+}
+
+export function encodeCursor(key: q.BetKey): string {
+  return Buffer.from(JSON.stringify([key.source, key.bet_id, key.leg])).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): q.BetKey {
+  try {
+    const [source, betId, leg] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
+    // Checked as strictly as an upload's key: a forged cursor must be a 400, never reach SQL as a
+    // NUL byte or an out-of-range integer (a 500).
+    if (typeof source === 'string' && /^[A-Z0-9_-]{1,32}$/.test(source) && typeof betId === 'string' && betId.length <= 64
+      && !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(betId) && Number.isInteger(leg) && (leg as number) >= 1 && (leg as number) <= MAX_LEG) {
+      return { source, bet_id: betId, leg: leg as number };
+    }
+  } catch {
+    // fall through
+  }
+  throw new AppError('bad_request', 'cursor is not one this service issued (use next_cursor as returned)');
+}
+
+export function createReportingService(deps: { db: Pool; config: Config; clock?: () => Date }) {
+  const { db } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const userStates: ReadonlySet<string> = new Set(deps.config.WAGERLINE_UPLOAD_USER_STATES);
+
+  async function upload(principal: Principal, version: 1 | 2, body: unknown): Promise<UploadResult> {
+    const receivedAt = clock();
+    const meetingGuess = isObject(body) ? positiveInteger(body.meeting_id, Number.MAX_SAFE_INTEGER) : undefined;
+    const context = await q.uploadContext(db, principal.clientId, meetingGuess ?? null);
+    if (!context) throw new AppError('invalid_token', 'the client of this token no longer exists');
+    const result = validateBatch(body, {
+      version,
+      agencies: context.agencies,
+      currency: context.currency,
+      userStates,
+      now: receivedAt,
+    });
+    if (!result.ok) {
+      const invalid = new Set(result.errors.map((e) => e.index)).size;
+      const first = result.errors[0]!;
+      throw new AppError('validation_failed',
+        `the batch was rejected, nothing was stored: ${invalid} invalid ${invalid === 1 ? 'entry' : 'entries'}; first: ${first.field} ${first.message}`,
+        { extensions: { errors: result.errors } });
+    }
+    const stored = await withTransaction(db, async (tx) => {
+      const r = await q.upsertBets(tx, {
+        tenantId: principal.tenantId,
+        meetingId: result.meetingId,
+        raceNumber: result.raceNumber,
+        clientId: principal.clientId,
+        receivedAt,
+        meetingDate: context.meeting_date,
+        timezone: context.timezone,
+        apiVersion: version,
+        bets: result.bets,
+      });
+      if (r.revisions !== r.updated) throw concurrentChange();
+      return r;
+    }, { attempts: 10 });
+    const received = result.bets.bet_id.length;
+    const warnings = result.warnings;
+    for (const day of stored.late_days ?? []) {
+      warnings.push({
+        code: 'late_upload',
+        field: 'bets',
+        count: day.bets,
+        message: `received after the upload deadline ${new Date(day.deadline_at).toISOString()} of racing day ${day.racing_day} (spec 8); accepted and flagged late`,
+      });
+    }
+    return {
+      meeting_id: result.meetingId,
+      race_number: result.raceNumber,
+      received,
+      created: stored.created,
+      updated: stored.updated,
+      unchanged: received - stored.created - stored.updated,
+      warnings,
+    };
+  }
+
+  async function listBets(
+    principal: Principal,
+    query: { meeting_id: string | number; race_number: string | number; source?: string; limit?: number; cursor?: string },
+  ): Promise<BetPage> {
+    const meetingId = positiveInteger(query.meeting_id, Number.MAX_SAFE_INTEGER);
+    const raceNumber = positiveInteger(query.race_number, MAX_RACE_NUMBER);
+    if (meetingId === undefined) throw new AppError('bad_request', 'meeting_id must be a positive integer');
+    if (raceNumber === undefined) throw new AppError('bad_request', `race_number must be an integer from 1 to ${MAX_RACE_NUMBER}`);
+    const limit = query.limit ?? 100;
+    const rows = await q.listRaceBets(db, {
+      tenantId: principal.tenantId,
+      meetingId,
+      raceNumber,
+      source: query.source ? query.source.trim().toUpperCase() : null,
+      after: query.cursor ? decodeCursor(query.cursor) : null,
+      limit: limit + 1,
+    });
+    const page = rows.slice(0, limit);
+    const last = page[page.length - 1];
+    const bets = page.map((r) => ({ ...r, meeting_id: Number(r.meeting_id) }));
+    return { bets, next_cursor: rows.length > limit && last ? encodeCursor({ source: last.source, bet_id: last.id, leg: last.leg }) : null };
+  }
+
+  return { upload, listBets };
+}
+
+export type ReportingService = ReturnType<typeof createReportingService>;

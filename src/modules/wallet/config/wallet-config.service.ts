@@ -1,0 +1,123 @@
+// Per-tenant wallet configuration (spec 4.3, 5.3): where the wallet is, how we authenticate,
+// whether requests are signed, the amount unit and the concurrency. Secrets are sealed with the
+// secret box before they reach the database and are never returned or logged.
+import type { SecretBox } from '../../../crypto/secret-box.ts';
+import type { Pool, Queryable } from '../../../db/pool.ts';
+import { AppError } from '../../../errors.ts';
+import { createTenantService } from '../../tenants/tenants.service.ts';
+import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
+import type { WalletEndpoint } from '../delivery/http-client.ts';
+import * as q from '../outbox/outbox.queries.ts';
+
+export interface SetWalletInput {
+  tenantId: string;
+  url: string;
+  auth: 'client_credentials' | 'api_key';
+  clientId?: string;
+  clientSecret?: string;
+  apiKey?: string;
+  apiKeyHeader?: string;
+  signingSecret?: string;
+  amountUnit?: string;
+  concurrency?: number;
+}
+
+/** What set-wallet prints: the configuration without any secret. */
+export interface WalletConfigView {
+  tenant_id: string;
+  url: string;
+  auth: 'client_credentials' | 'api_key';
+  client_id: string | null;
+  api_key_header: string | null;
+  signed: boolean;
+  amount_unit: AmountUnit;
+  concurrency: number;
+  updated_at: string;
+}
+
+const bad = (message: string) => new AppError('bad_request', message);
+
+function checkUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw bad(`--url "${raw}" is not a URL (expected e.g. https://wallet.example.com/api)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--url must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
+  if (url.search || url.hash) throw bad('--url must not carry a query string or fragment');
+  return url.toString().replace(/\/+$/, '');
+}
+
+export function viewOf(row: q.WalletConfigRow): WalletConfigView {
+  return {
+    tenant_id: row.tenant_id,
+    url: row.url,
+    auth: row.auth_kind,
+    client_id: row.client_id,
+    api_key_header: row.api_key_header,
+    signed: row.signing_secret_enc !== null,
+    amount_unit: row.amount_unit,
+    concurrency: row.concurrency,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+/** Opens a stored configuration into what the HTTP client needs. */
+export function endpointOf(row: q.WalletConfigRow, box: SecretBox): WalletEndpoint {
+  const auth: WalletEndpoint['auth'] = row.auth_kind === 'client_credentials'
+    ? { kind: 'client_credentials', clientId: row.client_id!, clientSecret: box.open(row.client_secret_enc!) }
+    : { kind: 'api_key', apiKey: box.open(row.api_key_enc!), header: row.api_key_header! };
+  return {
+    tenantId: row.tenant_id,
+    url: row.url,
+    auth,
+    ...(row.signing_secret_enc && { signingSecret: box.open(row.signing_secret_enc) }),
+    amountUnit: row.amount_unit,
+    concurrency: row.concurrency,
+    version: row.updated_at.toISOString(),
+  };
+}
+
+export async function loadEndpoint(db: Queryable, box: SecretBox, tenantId: string): Promise<WalletEndpoint> {
+  const row = await q.findWalletConfig(db, tenantId);
+  if (!row) throw new AppError('wallet_not_configured', `tenant "${tenantId}" has no wallet configured (wagerline tenant set-wallet)`);
+  return endpointOf(row, box);
+}
+
+export async function setWallet(db: Pool, box: SecretBox, input: SetWalletInput): Promise<WalletConfigView> {
+  await createTenantService({ db }).requireTenant(input.tenantId);
+  const url = checkUrl(input.url);
+  const unit = (input.amountUnit ?? 'dollars') as AmountUnit;
+  if (!AMOUNT_UNITS.includes(unit)) throw bad(`--amount-unit must be dollars or cents, got "${input.amountUnit}"`);
+  const concurrency = input.concurrency ?? 50;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) throw bad(`--concurrency must be a whole number from 1 to 1000, got ${input.concurrency}`);
+  if (input.signingSecret !== undefined && input.signingSecret.length < 16) throw bad('--signing-secret must be at least 16 characters');
+  const common = {
+    tenant_id: input.tenantId,
+    url,
+    signing_secret_enc: input.signingSecret ? box.seal(input.signingSecret) : null,
+    amount_unit: unit,
+    concurrency,
+  };
+  let row: q.WalletConfigRow;
+  if (input.auth === 'client_credentials') {
+    if (!input.clientId || !input.clientSecret) throw bad('--auth client_credentials needs --client-id and --client-secret');
+    if (input.apiKey) throw bad('--api-key belongs to --auth api_key');
+    row = await q.upsertWalletConfig(db, {
+      ...common, auth_kind: 'client_credentials', client_id: input.clientId, client_secret_enc: box.seal(input.clientSecret),
+      api_key_enc: null, api_key_header: null,
+    });
+  } else if (input.auth === 'api_key') {
+    if (!input.apiKey) throw bad('--auth api_key needs --api-key');
+    if (input.clientId || input.clientSecret) throw bad('--client-id/--client-secret belong to --auth client_credentials');
+    const header = (input.apiKeyHeader ?? 'x-api-key').toLowerCase();
+    if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw bad(`--api-key-header "${input.apiKeyHeader}" is not an HTTP header name`);
+    row = await q.upsertWalletConfig(db, {
+      ...common, auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: box.seal(input.apiKey), api_key_header: header,
+    });
+  } else {
+    throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
+  }
+  return viewOf(row);
+}

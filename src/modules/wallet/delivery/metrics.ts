@@ -1,0 +1,54 @@
+// Prometheus metrics of the wallet integration: calls by tenant, operation and outcome; the outbox
+// depth (calls pending or in flight), the calls parked as failed, and the age of the oldest
+// undelivered call — read from the database at scrape time, so every process reports the same.
+import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Queryable } from '../../../db/pool.ts';
+import { outboxStats } from '../outbox/outbox.queries.ts';
+
+export function createWalletMetrics(registry: Registry, db: Queryable, clock: () => Date = () => new Date()) {
+  const existing = registry.getSingleMetric('wallet_calls_total') as Counter<'tenant' | 'operation' | 'outcome'> | undefined;
+  if (existing) return { calls: existing };
+  const calls = new Counter({
+    name: 'wallet_calls_total',
+    help: 'Wallet call rounds by tenant, operation and outcome (delivered, pending = retry scheduled, failed = parked, reserved/rejected/unknown for reserve, lease_lost)',
+    labelNames: ['tenant', 'operation', 'outcome'] as const,
+    registers: [registry],
+  });
+  let stats: Promise<Awaited<ReturnType<typeof outboxStats>>> | undefined;
+  // One query per scrape for all three gauges: a scrape starts every collect() in the same tick,
+  // so they share the query in flight; the next scrape reads afresh.
+  const read = () => {
+    stats ??= outboxStats(db).finally(() => {
+      stats = undefined;
+    });
+    return stats;
+  };
+  new Gauge({
+    name: 'wallet_outbox_depth',
+    help: 'Wallet calls pending or in flight',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).depth);
+    },
+  });
+  new Gauge({
+    name: 'wallet_outbox_failed',
+    help: 'Wallet calls parked as failed (wagerline wallet failed)',
+    registers: [registry],
+    async collect() {
+      this.set((await read()).failed);
+    },
+  });
+  new Gauge({
+    name: 'wallet_outbox_oldest_pending_seconds',
+    help: 'Age of the oldest wallet call not yet delivered (0 when none)',
+    registers: [registry],
+    async collect() {
+      const { oldest } = await read();
+      this.set(oldest ? Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) : 0);
+    },
+  });
+  return { calls };
+}
+
+export type WalletMetrics = ReturnType<typeof createWalletMetrics>;

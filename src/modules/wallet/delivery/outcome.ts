@@ -1,0 +1,59 @@
+// What one delivery round of a call means for its outbox row: delivered, retried later on the
+// spec 8 schedule, parked as failed, or (reserve) refused — and the attempt rows to record.
+// A pure function of the row, the HTTP exchanges and the time, shared by the worker's tests.
+import type { Attempt } from './http-client.ts';
+import type { AttemptRecord, CallResult } from './delivery.queries.ts';
+import type { CallRow } from '../outbox/outbox.queries.ts';
+import { afterFailure } from '../../../wallet-protocol/responses.ts';
+
+export interface RoundOutcome {
+  result: CallResult;
+  attempts: AttemptRecord[];
+  /** The wallet refused the call for good (a final 4xx, or a reserve's second 401). */
+  refused: boolean;
+}
+
+/** The attempt row that records the n-th HTTP exchange of a call. */
+export function attemptRecord(row: { tenant_id: string; transaction_id: string }, n: number, a: Attempt, worker: string): AttemptRecord {
+  return {
+    tenant_id: row.tenant_id,
+    transaction_id: row.transaction_id,
+    attempt: n,
+    started_at: a.startedAt,
+    duration_ms: a.durationMs,
+    http_status: a.httpStatus,
+    outcome: a.verdict,
+    response_body: a.responseBody,
+    error: a.error,
+    worker,
+  };
+}
+
+export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
+  const last = sent[sent.length - 1]!;
+  // A 401 that survived a token renewal: for reserve the wallet refused the placement token
+  // (spec 7.2); for the other calls our credentials are wrong, which the operator can fix, so
+  // the call keeps its place and follows the schedule.
+  const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry') : last.verdict;
+  const base = {
+    tenant_id: row.tenant_id,
+    transaction_id: row.transaction_id,
+    owner,
+    attempts: row.attempts + sent.length,
+    last_http_status: last.httpStatus,
+    last_code: last.code ?? null,
+    last_error: last.error ?? last.message ?? (verdict === 'success' ? null : `HTTP ${last.httpStatus}`),
+  };
+  let result: CallResult;
+  if (verdict === 'success') {
+    result = { ...base, status: 'delivered', failures: row.failures, next_attempt_at: row.next_attempt_at, finished_at: now };
+  } else {
+    const next = afterFailure(row.failures, verdict, now);
+    const parked = verdict === 'final' && row.op === 'reserve' ? 'refused' : 'failed';
+    result = next.status === 'failed'
+      ? { ...base, status: parked, failures: next.failures, next_attempt_at: row.next_attempt_at, finished_at: now }
+      : { ...base, status: 'pending', failures: next.failures, next_attempt_at: next.nextAttemptAt, finished_at: null };
+  }
+  const attempts = sent.map((a, i) => attemptRecord(row, row.attempts + i + 1, a, worker));
+  return { result, attempts, refused: verdict === 'final' };
+}

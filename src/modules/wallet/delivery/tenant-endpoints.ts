@@ -1,0 +1,60 @@
+// The delivery worker's tenants: each configured wallet opened into an endpoint, reopened when its
+// configuration changes. A configuration that cannot be opened (a secret sealed with another
+// WAGERLINE_SECRET_KEY) costs only its own tenant: the tenant is skipped — its calls wait, pending —
+// and logged once per configuration version, until set-wallet stores one that opens.
+import type { SecretBox } from '../../../crypto/secret-box.ts';
+import type { Queryable } from '../../../db/pool.ts';
+import type { WalletEndpoint } from './http-client.ts';
+import { endpointOf } from '../config/wallet-config.service.ts';
+import { listWalletConfigs, type WalletConfigRow } from '../outbox/outbox.queries.ts';
+
+export interface TenantState {
+  endpoint: WalletEndpoint;
+  inflight: number;
+  claiming?: Promise<number>;
+}
+
+type Log = (message: string, fields?: Record<string, unknown>) => void;
+
+export function createWalletTenants(deps: { db: Queryable; box: SecretBox; log: Log }) {
+  const tenants = new Map<string, TenantState>();
+  /** Tenant → the version of its configuration that could not be opened (already logged). */
+  const unreadable = new Map<string, string>();
+
+  function open(row: WalletConfigRow, version: string): WalletEndpoint | undefined {
+    try {
+      return endpointOf(row, deps.box);
+    } catch (error) {
+      unreadable.set(row.tenant_id, version);
+      deps.log('wallet configuration unreadable: tenant skipped until its wallet is set again', {
+        tenantId: row.tenant_id, version, err: String(error),
+      });
+      return undefined;
+    }
+  }
+
+  function apply(row: WalletConfigRow): void {
+    const version = row.updated_at.toISOString();
+    const state = tenants.get(row.tenant_id);
+    if (state?.endpoint.version === version || unreadable.get(row.tenant_id) === version) return;
+    const endpoint = open(row, version);
+    if (!endpoint) return;
+    unreadable.delete(row.tenant_id);
+    if (state) state.endpoint = endpoint;
+    else tenants.set(row.tenant_id, { endpoint, inflight: 0 });
+  }
+
+  return {
+    /** Rereads every configuration; never throws for one tenant's configuration. */
+    async refresh(): Promise<void> {
+      for (const row of await listWalletConfigs(deps.db)) apply(row);
+    },
+    /** The tenant's state, unless it has none or its current configuration cannot be opened. */
+    usable(tenantId: string): TenantState | undefined {
+      return unreadable.has(tenantId) ? undefined : tenants.get(tenantId);
+    },
+    known: (tenantId: string) => tenants.has(tenantId) || unreadable.has(tenantId),
+    ids: () => [...tenants.keys()].filter((id) => !unreadable.has(id)),
+    states: () => [...tenants.values()],
+  };
+}

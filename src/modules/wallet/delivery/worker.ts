@@ -1,0 +1,287 @@
+// The delivery worker: claims due calls of each tenant's wallet (never more in flight than the
+// wallet's concurrency, across all processes), sends them, and records the outcome of each round
+// in batched statements. A bet's calls go one at a time in sequence order because the claim only
+// takes a call when every earlier call of its bet is finished (wallet_claim in 0003_wallet.sql).
+// Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after each recorded batch, and a
+// poll every WAGERLINE_WALLET_POLL_MS for retries that came due and leases that ran out.
+import { randomUUID } from 'node:crypto';
+import pg from 'pg';
+import type { SecretBox } from '../../../crypto/secret-box.ts';
+import { withTransaction, type Pool, type Queryable } from '../../../db/pool.ts';
+import { buildBody, type Operation } from '../../../wallet-protocol/operations.ts';
+import type { WalletEndpoint, WalletHttp } from './http-client.ts';
+import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
+import type { WalletMetrics } from './metrics.ts';
+import * as oq from './delivery.queries.ts';
+import type { CallRow } from '../outbox/outbox.queries.ts';
+import { rescueOrphanedReserves } from './reserve.ts';
+import { roundOutcome, type RoundOutcome } from './outcome.ts';
+
+export interface WalletWorkerOptions {
+  db: Pool;
+  box: SecretBox;
+  http: WalletHttp;
+  clock?: () => Date;
+  leaseMs: number;
+  pollMs: number;
+  /** LISTEN for wake-ups on this database (omit: poll only). */
+  listenUrl?: string;
+  /** Most calls claimed by one statement. */
+  batch?: number;
+  metrics?: WalletMetrics;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+interface Done extends RoundOutcome {
+  row: CallRow;
+}
+
+/** A call this process is sending: its lease as last confirmed, and how to abandon it. */
+interface Sending {
+  tenant_id: string;
+  transaction_id: string;
+  owner: string;
+  leaseUntil: number;
+  stop: AbortController;
+}
+
+export function createWalletWorker(options: WalletWorkerOptions) {
+  const { db, box, http, leaseMs, pollMs, metrics } = options;
+  const clock = options.clock ?? (() => new Date());
+  const batch = options.batch ?? 100;
+  const log = options.log ?? (() => undefined);
+  const renewEveryMs = Math.max(200, Math.floor(leaseMs / 3));
+  const workerId = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  const tenants = createWalletTenants({ db, box, log });
+  const inFlight = new Map<string, Sending>();
+  const deliveries = new Set<Promise<void>>();
+  let claims = 0;
+  let buffer: Done[] = [];
+  let flushing: Promise<void> | undefined;
+  let running = false;
+  /** Set by stop(): nothing more is claimed (drain() works without start(), so not `!running`). */
+  let stopped = false;
+  let ticking: Promise<void> | undefined;
+  let timers: NodeJS.Timeout[] = [];
+  let listener: pg.Client | undefined;
+  let configsLoaded = 0;
+
+  async function refreshConfigs(): Promise<void> {
+    await tenants.refresh();
+    configsLoaded = Date.now();
+  }
+
+  /** Claims what the tenant's free slots allow and starts sending; resolves with the count. */
+  function pump(tenantId: string): Promise<number> {
+    const state = tenants.usable(tenantId);
+    if (!state || stopped) return Promise.resolve(0);
+    if (state.claiming) return state.claiming;
+    const limit = state.endpoint.concurrency;
+    const free = limit - state.inflight;
+    if (free <= 0) return Promise.resolve(0);
+    const owner = `${workerId}/${++claims}`;
+    const now = clock();
+    const leaseUntil = new Date(now.getTime() + leaseMs);
+    state.claiming = oq
+      .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil })
+      .then((rows) => {
+        for (const row of rows) start(state, row, owner, leaseUntil.getTime());
+        return rows.length;
+      })
+      .finally(() => {
+        state.claiming = undefined;
+      });
+    return state.claiming;
+  }
+
+  function start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void {
+    state.inflight++;
+    const key = `${row.tenant_id}/${row.transaction_id}`;
+    const sending: Sending = { tenant_id: row.tenant_id, transaction_id: row.transaction_id, owner, leaseUntil, stop: new AbortController() };
+    inFlight.set(key, sending);
+    const p = deliver(state.endpoint, row, owner, sending.stop.signal)
+      .catch((error: unknown) => log('wallet delivery crashed', { err: String(error), transactionId: row.transaction_id }))
+      .finally(() => {
+        state.inflight--;
+        inFlight.delete(key);
+        deliveries.delete(p);
+      });
+    deliveries.add(p);
+  }
+
+  async function deliver(endpoint: WalletEndpoint, row: CallRow, owner: string, stop: AbortSignal): Promise<void> {
+    const body = buildBody(
+      {
+        op: row.op as Operation,
+        transactionId: row.transaction_id,
+        betId: row.bet_id,
+        userId: row.user_id,
+        bonusFlag: row.bonus_flag,
+        amount: row.amount,
+        extra: row.extra,
+        ...(row.secret_enc && { token: box.open(row.secret_enc) }),
+      },
+      row.amount_unit,
+    );
+    const sent = await http.send(endpoint, row.op, body, row.transaction_id, stop);
+    if (stop.aborted) {
+      // The lease is lost (or about to be): whoever holds it now records the call. Nothing is
+      // written here; if nobody took it over yet, it is sent again once the lease runs out.
+      log('wallet call abandoned', { reason: String(stop.reason), transactionId: row.transaction_id });
+      metrics?.calls.inc({ tenant: row.tenant_id, operation: row.op, outcome: 'lease_lost' });
+      return;
+    }
+    buffer.push({ row, ...roundOutcome(row, owner, workerId, sent, clock()) });
+    scheduleFlush();
+  }
+
+  function scheduleFlush(): void {
+    if (flushing) return;
+    flushing = (async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      while (buffer.length) {
+        const done = buffer;
+        buffer = [];
+        await record(done).catch((error: unknown) => {
+          // Leave the calls leased: they are sent again once the lease runs out (at-least-once).
+          log('recording wallet results failed', { err: String(error), calls: done.length });
+        });
+      }
+    })().finally(() => {
+      flushing = undefined;
+      if (buffer.length) scheduleFlush();
+    });
+  }
+
+  /** Writes one batch of outcomes. */
+  async function write(q: Queryable, done: Done[]): Promise<Set<string>> {
+    const moved = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
+    const movedKeys = new Set(moved.map((m) => `${m.tenant_id}/${m.transaction_id}`));
+    for (const d of done) {
+      if (d.refused && d.row.op === 'reserve' && movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`)) {
+        await oq.skipConditionalCalls(q, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
+      }
+    }
+    return movedKeys;
+  }
+
+  async function record(done: Done[]): Promise<void> {
+    // A refused reserve and the skipping of its conditional refund commit together: otherwise
+    // another worker could claim the refund in between and send it (spec 3 forbids a refundBet
+    // without a successful reservation).
+    const refusedReserve = done.some((d) => d.refused && d.row.op === 'reserve');
+    const movedKeys = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
+    const touched = new Set<string>();
+    for (const d of done) {
+      const ok = movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`);
+      metrics?.calls.inc({ tenant: d.row.tenant_id, operation: d.row.op, outcome: ok ? d.result.status : 'lease_lost' });
+      touched.add(d.row.tenant_id);
+    }
+    // The next call of each finished bet may now be claimable.
+    if (running) for (const tenantId of touched) void pump(tenantId).catch(onPumpError);
+  }
+
+  function onPumpError(error: unknown): void {
+    log('wallet claim failed', { err: String(error) });
+  }
+
+  /** One poll round; never two at once, so stop() can wait for the one in progress. */
+  function tick(): Promise<void> {
+    ticking ??= (async () => {
+      if (Date.now() - configsLoaded >= pollMs) await refreshConfigs();
+      if (stopped) return;
+      await rescueOrphanedReserves({ db, box, clock, leaseMs });
+      await Promise.all(tenants.ids().map((id) => pump(id)));
+    })().finally(() => {
+      ticking = undefined;
+    });
+    return ticking;
+  }
+
+  async function listen(url: string): Promise<void> {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {
+      listener = undefined;
+      if (running) setTimeout(() => void listen(url).catch(() => undefined), pollMs);
+    });
+    client.on('notification', (message) => {
+      if (!running || !message.payload) return;
+      if (!tenants.known(message.payload)) void refreshConfigs().then(() => pump(message.payload!)).catch(onPumpError);
+      else void pump(message.payload).catch(onPumpError);
+    });
+    await client.connect();
+    await client.query('LISTEN wallet_calls');
+    listener = client;
+  }
+
+  /**
+   * Extends the leases of the calls in flight. A call whose lease was taken over, or could run out
+   * before the next renewal (the database did not answer the last ones), is abandoned at once:
+   * past its lease another process may claim it, and a call must never be in flight twice.
+   */
+  function renew(): void {
+    const now = clock().getTime();
+    const keep: Sending[] = [];
+    for (const s of inFlight.values()) {
+      if (s.leaseUntil - now <= renewEveryMs) s.stop.abort('lease about to run out: it could not be renewed');
+      else keep.push(s);
+    }
+    if (!keep.length) return;
+    const until = now + leaseMs;
+    void oq.renewLeases(db, keep, new Date(until)).then((renewed) => {
+      for (const s of keep) {
+        if (renewed.has(`${s.tenant_id}/${s.transaction_id}/${s.owner}`)) s.leaseUntil = until;
+        else if (inFlight.get(`${s.tenant_id}/${s.transaction_id}`) === s) s.stop.abort('lease lost: another sender took the call over');
+      }
+    }).catch(onPumpError);
+  }
+
+  /** Waits until nothing is being claimed, sent or recorded. */
+  async function idle(): Promise<void> {
+    while (deliveries.size || flushing || tenants.states().some((t) => t.claiming)) {
+      await Promise.all([...deliveries, flushing, ...tenants.states().map((t) => t.claiming?.catch(() => 0))]);
+    }
+  }
+
+  return {
+    workerId,
+    async start(): Promise<void> {
+      running = true;
+      stopped = false;
+      await refreshConfigs();
+      if (options.listenUrl) await listen(options.listenUrl).catch((error: unknown) => log('LISTEN failed; polling only', { err: String(error) }));
+      if (stopped) return; // stop() was called meanwhile
+      timers = [
+        setInterval(() => void tick().catch(onPumpError), pollMs),
+        setInterval(renew, renewEveryMs),
+      ];
+      void tick().catch(onPumpError);
+    },
+    /** Stops claiming, lets the calls in flight finish (each is bounded) and records them. */
+    async stop(): Promise<void> {
+      running = false;
+      stopped = true;
+      const [poll, renewal] = timers;
+      clearInterval(poll);
+      await listener?.end().catch(() => undefined);
+      listener = undefined;
+      await ticking?.catch(() => undefined); // it claims nothing more, but may have claimed already
+      await idle(); // leases are still renewed meanwhile, so no call in flight is taken over
+      clearInterval(renewal);
+      timers = [];
+    },
+    /** Delivers everything due now, round after round, until nothing is claimable (tests, tools). */
+    async drain(): Promise<void> {
+      await refreshConfigs();
+      for (;;) {
+        await rescueOrphanedReserves({ db, box, clock, leaseMs });
+        const claimed = (await Promise.all(tenants.ids().map((id) => pump(id)))).reduce((a, b) => a + b, 0);
+        await idle();
+        if (!claimed) return;
+      }
+    },
+    inFlight: () => inFlight.size,
+  };
+}
+
+export type WalletWorker = ReturnType<typeof createWalletWorker>;

@@ -1,0 +1,117 @@
+// The one writer of the wallet outbox. A state change and the wallet call it causes are written in
+// the caller's transaction (spec 3: confirm, refundBet, settleBet, debit, credit), so the call
+// exists exactly when the change committed; the delivery worker sends it afterwards.
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../../../db/pool.ts';
+import { AppError } from '../../../errors.ts';
+import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
+import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from '../../../wallet-protocol/operations.ts';
+import type { BetMetadata } from '../../../wallet-protocol/bet-metadata.ts';
+import { insertCall, releasePlacementGuard, reserveStatus } from './outbox.queries.ts';
+
+export interface WalletCallInput {
+  tenantId: string;
+  betId: string;
+  userId: string;
+  op: DurableOperation;
+  /** Decimal dollars with at most two decimals ("12.50"), or integer cents as a bigint. */
+  amount: string | bigint;
+  bonusFlag: boolean;
+  /** debit: deductbetwin | betwincancelled; credit: adjustreversetransaction | cashout | betpartialrefund. */
+  transactionType?: string;
+  /** confirm: the bet metadata of spec 2.5 (id must be betId; checked by validateBetMetadata). */
+  betMetadata?: BetMetadata;
+}
+
+export interface EnqueuedCall {
+  transactionId: string;
+  betId: string;
+  seq: number;
+  op: Operation;
+}
+
+export interface OutboxRow {
+  tenantId: string;
+  transactionId: string;
+  betId: string;
+  userId: string;
+  op: Operation;
+  amount: string;
+  bonusFlag: boolean;
+  extra: CallExtra;
+  secretEnc?: string | null;
+  onlyIfReserved?: boolean;
+  /** The placement guard of a successful reserve (docs/wallet.md). */
+  placementGuard?: boolean;
+  now: Date;
+  /** When it may first be sent (default: now). */
+  dueAt?: Date;
+  /** Set by the synchronous reserve: the row starts leased to the caller that sends it. */
+  lease?: { owner: string; until: Date };
+}
+
+/** Inserts one outbox row with the next sequence number of its bet. Internal to the module. */
+export async function writeOutboxRow(tx: Queryable, row: OutboxRow): Promise<EnqueuedCall> {
+  const inserted = await insertCall(tx, {
+    tenant_id: row.tenantId,
+    transaction_id: row.transactionId,
+    bet_id: row.betId,
+    user_id: row.userId,
+    op: row.op,
+    amount: row.amount,
+    bonus_flag: row.bonusFlag,
+    extra: row.extra as Record<string, unknown>,
+    secret_enc: row.secretEnc ?? null,
+    only_if_reserved: row.onlyIfReserved ?? false,
+    placement_guard: row.placementGuard ?? false,
+    due_at: row.dueAt ?? null,
+    status: row.lease ? 'sending' : 'pending',
+    now: row.now,
+    lease_until: row.lease?.until ?? null,
+    lease_owner: row.lease?.owner ?? null,
+  });
+  if (!inserted) {
+    throw new AppError('wallet_not_configured', `tenant "${row.tenantId}" has no wallet configured (wagerline tenant set-wallet)`);
+  }
+  return { transactionId: row.transactionId, betId: row.betId, seq: inserted.seq, op: row.op };
+}
+
+/**
+ * Queues a wallet call in the caller's open transaction `tx`. The call gets a new transactionId
+ * (sent unchanged on every retry) and the next place in its bet's sequence: the worker delivers a
+ * bet's calls one at a time in this order. Nothing is sent before `tx` commits, and nothing at all
+ * if it rolls back.
+ */
+export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, options: { clock?: () => Date } = {}): Promise<EnqueuedCall> {
+  if (!(DURABLE_OPERATIONS as readonly string[]).includes(input.op)) {
+    throw new AppError('bad_request', `op must be one of ${DURABLE_OPERATIONS.join(', ')} (reserve is sent synchronously), got ${JSON.stringify(input.op)}`);
+  }
+  if (typeof input.bonusFlag !== 'boolean') throw new AppError('bad_request', 'bonusFlag must be a boolean');
+  const tenantId = requireUuid(input.tenantId, 'tenantId');
+  const betId = requireUuid(input.betId, 'betId');
+  const call = {
+    tenantId,
+    transactionId: randomUUID(),
+    betId,
+    userId: requireUuid(input.userId, 'userId'),
+    op: input.op,
+    amount: normalizeAmount(input.amount),
+    bonusFlag: input.bonusFlag,
+    extra: validateExtra(input.op, { ...input, betId }),
+    now: (options.clock ?? (() => new Date()))(),
+  };
+  if (input.op === 'refundBet') {
+    // spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
+    // reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
+    const reserve = await reserveStatus(tx, tenantId, betId);
+    if (reserve !== 'delivered') {
+      throw new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
+    }
+  }
+  // The bet's next call after a successful reserve releases its placement guard; once the guard
+  // has gone out, the reservation is being released and the bet cannot be taken.
+  if (await releasePlacementGuard(tx, tenantId, betId, call.now) === 'fired') {
+    throw new AppError('wallet_reservation_released', `bet ${betId}: its reservation was released (refundBet) because no call followed the reserve within the placement window; the bet cannot be taken`);
+  }
+  return writeOutboxRow(tx, call);
+}

@@ -1,0 +1,98 @@
+// betMetadata of confirm (spec 2.5), typed so that callers get the field names and casing of the
+// spec at compile time, and checked at enqueue so that a wrongly typed field is refused before it
+// is committed to the outbox rather than parked later by the operator's wallet. The rules match
+// the reference wallet sandbox: `id` (the bet's UUID) and `legs` are required, every other field
+// of 2.5 is type-checked when present, and unknown fields pass (spec 2.4: extra fields allowed).
+import { AppError } from '../errors.ts';
+
+export interface BetSelection {
+  statusId?: number;
+  fixedOdds?: number;
+  margin?: number;
+  position?: number;
+  selectionId?: string[];
+  lineTypeId?: number;
+  line?: number;
+}
+
+export interface BetLeg {
+  betTypeId?: number;
+  eventId?: string;
+  productKeyword?: string;
+  processedDividend?: number;
+  legType?: string;
+  marketId?: string | null;
+  selection?: BetSelection[];
+}
+
+export interface BetMetadata {
+  id: string;
+  ticketId?: string;
+  tenantId?: string;
+  userId?: string;
+  betTypeId?: number;
+  statusId?: number;
+  /** ISO 8601 UTC timestamp. */
+  createdAt?: string;
+  amount?: number;
+  fixedOdds?: number;
+  percentage?: number;
+  legs: BetLeg[];
+}
+
+export type MetadataKind = 'string' | 'integer' | 'number' | 'array' | 'string|null';
+type Kind = MetadataKind;
+
+/** The field types of spec 2.5 (betMetadata, its legs, their selections); the sandbox checks the same. */
+export const BET_METADATA_SHAPE: Record<string, Kind> = {
+  id: 'string', ticketId: 'string', tenantId: 'string', userId: 'string', betTypeId: 'integer', statusId: 'integer',
+  createdAt: 'string', amount: 'number', fixedOdds: 'number', percentage: 'number', legs: 'array',
+};
+export const LEG_SHAPE: Record<string, Kind> = {
+  betTypeId: 'integer', eventId: 'string', productKeyword: 'string', processedDividend: 'number', legType: 'string',
+  marketId: 'string|null', selection: 'array',
+};
+export const SELECTION_SHAPE: Record<string, Kind> = {
+  statusId: 'integer', fixedOdds: 'number', margin: 'number', position: 'integer', selectionId: 'array', lineTypeId: 'integer', line: 'number',
+};
+
+function ok(value: unknown, kind: Kind): boolean {
+  switch (kind) {
+    case 'string': return typeof value === 'string';
+    case 'string|null': return value === null || typeof value === 'string';
+    case 'integer': return Number.isInteger(value);
+    case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'array': return Array.isArray(value);
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function check(value: unknown, where: string, shape: Record<string, Kind>): Record<string, unknown> {
+  if (!isObject(value)) throw bad(`${where} must be an object`);
+  for (const [name, kind] of Object.entries(shape)) {
+    const field = value[name];
+    if (field !== undefined && !ok(field, kind)) throw bad(`${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`);
+  }
+  return value;
+}
+
+const bad = (message: string) => new AppError('bad_request', message);
+
+/** Checks a confirm's betMetadata against spec 2.5; `betId` is the bet the call is for. */
+export function validateBetMetadata(value: unknown, betId: string | undefined): BetMetadata {
+  const top = check(value, 'betMetadata', BET_METADATA_SHAPE);
+  if (typeof top.id !== 'string') throw bad('betMetadata.id (the bet UUID) is required (spec 2.5)');
+  if (betId !== undefined && top.id.toLowerCase() !== betId.toLowerCase()) throw bad(`betMetadata.id must be the bet's id ${betId}, got ${JSON.stringify(top.id)}`);
+  if (!Array.isArray(top.legs)) throw bad('betMetadata.legs (an array) is required (spec 2.5)');
+  top.legs.forEach((leg, i) => {
+    const l = check(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
+    ((l.selection as unknown[] | undefined) ?? []).forEach((sel, j) => {
+      const where = `betMetadata.legs[${i}].selection[${j}]`;
+      const s = check(sel, where, SELECTION_SHAPE);
+      const ids = s.selectionId as unknown[] | undefined;
+      if (ids && !ids.every((id) => typeof id === 'string')) throw bad(`${where}.selectionId must be an array of strings (spec 2.5)`);
+    });
+  });
+  return top as unknown as BetMetadata;
+}
