@@ -13,8 +13,7 @@ import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool } from '../src/db/pool.ts';
 import { inReportTransaction, params, turnoverSql } from '../src/modules/reports/reports.queries.ts';
-import { createReportsService } from '../src/modules/reports/reports.service.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const PER_TENANT = Number(process.env.BENCH_REPORT_ROWS ?? 600_000);
@@ -69,7 +68,7 @@ async function main(): Promise<void> {
   const pool = createPool(url.toString(), 4);
   try {
     await migrate(url.toString());
-    const tenants = createTenantService({ db: pool });
+    const { tenants, reports } = benchServices(pool, url.toString());
     const operators = [];
     for (let i = 0; i < 3; i++) {
       const tenant = await tenants.createTenant({ name: `Operator ${i}` });
@@ -86,7 +85,6 @@ async function main(): Promise<void> {
     const { rows: [{ count }] } = await pool.query<{ count: string }>('SELECT count(*) FROM reported_bets');
     process.stderr.write(`filled ${count} rows in ${Math.round(performance.now() - t0)} ms\n`);
 
-    const reports = createReportsService({ db: pool });
     const op = { clientId: operators[0]!.client_id, tenantId: operators[0]!.tenant_id, scopes: ['upload'] };
     const auth = { clientId: authority.client_id, tenantId: authorityTenant.tenant_id, scopes: ['report'] };
     const day = { from: '2024-05-10', to: '2024-05-10' };

@@ -16,8 +16,9 @@ import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
-import { validateBatch, type BetColumns } from '../src/modules/intake/validate-batch.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import type { BetColumns } from '../src/modules/intake/batch.ts';
+import { validateBatch } from '../src/modules/intake/validate-batch.ts';
+import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const BATCH = 1000;
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
   try {
     await migrate(url.toString());
     pool = createPool(url.toString(), 8);
-    const tenants = createTenantService({ db: pool });
+    const { tenants } = benchServices(pool, url.toString());
     const tenant = await tenants.createTenant({ name: 'Bench Bet' });
     const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
     const port = await freePort();

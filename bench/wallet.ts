@@ -4,18 +4,17 @@
 // is created and dropped) or an embedded PostgreSQL in a temporary directory.
 // Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, withTransaction, type Pool } from '../src/db/pool.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
+import type { Services } from '../src/services.ts';
+import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-123' };
@@ -48,7 +47,7 @@ function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: st
   });
 }
 
-async function enqueueMany(pool: Pool, service: ReturnType<typeof createWalletService>, tenantId: string, n: number, perTx: number) {
+async function enqueueMany(pool: Pool, service: Services['wallet'], tenantId: string, n: number, perTx: number) {
   const t0 = performance.now();
   const workers = 4;
   let next = 0;
@@ -71,12 +70,11 @@ async function enqueueMany(pool: Pool, service: ReturnType<typeof createWalletSe
 async function run(pool: Pool, url: string, latencyMs: number, calls: number, concurrency: number) {
   await pool.query('TRUNCATE wallet_calls, wallet_call_attempts, wallet_bet_sequences, wallet_configs CASCADE');
   const sandbox = await startSandbox(latencyMs);
-  const box = createSecretBox(randomBytes(32));
-  const tenant = await createTenantService({ db: pool }).createTenant({ name: `bench ${latencyMs}` });
-  const service = createWalletService({
-    db: pool, box, listenUrl: url,
-    config: { WAGERLINE_WALLET_TIMEOUT_MS: 10_000, WAGERLINE_WALLET_LEASE_MS: 15_000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 2 },
+  const services = benchServices(pool, url, {
+    WAGERLINE_WALLET_TIMEOUT_MS: 10_000, WAGERLINE_WALLET_LEASE_MS: 15_000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 2,
   });
+  const tenant = await services.tenants.createTenant({ name: `bench ${latencyMs}` });
+  const service = services.wallet;
   await service.setWallet({ tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, concurrency });
   const enqueueSingle = await enqueueMany(pool, service, tenant.tenant_id, Math.min(2000, calls), 1);
   await enqueueMany(pool, service, tenant.tenant_id, calls - Math.min(2000, calls), 100);
@@ -92,7 +90,7 @@ async function run(pool: Pool, url: string, latencyMs: number, calls: number, co
   const seconds = (performance.now() - t0) / 1000;
   const cpu = process.cpuUsage(cpu0);
   await worker.stop();
-  await service.close();
+  await services.close();
   sandbox.child.kill('SIGTERM');
   const result = {
     latency_ms: latencyMs,

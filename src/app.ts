@@ -16,21 +16,17 @@ import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
-import { registerReportingRoutes } from './modules/intake/intake.http.ts';
+import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
-import { createReportsService } from './modules/reports/reports.service.ts';
-import { createReportingService } from './modules/intake/intake.service.ts';
-import type { TokenService } from './modules/auth/tokens.service.ts';
-import type { WalletService } from './modules/wallet/wallet.service.ts';
+import type { Services } from './services.ts';
 
 export interface AppDeps {
   config: Config;
+  /** For the readiness probe (database reachable, migrations applied). */
   db: Pool;
-  tokens: TokenService;
+  /** Every service, from the composition root (services.ts). */
+  services: Services;
   registry?: Registry;
-  /** Wallet integration (reserve, enqueue of durable calls) for the modules that cause wallet calls. */
-  wallet?: WalletService;
-  clock?: () => Date;
   /** pino options, or false for no logs (tests). */
   logger?: boolean | Record<string, unknown>;
 }
@@ -82,10 +78,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   registerMetrics(app, deps.registry ?? createRegistry());
-  registerAuthenticate(app, deps.tokens);
-  registerOpsRoutes(app, deps.db, deps.tokens);
-  registerTokenRoute(app, deps.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
-  registerReportRoutes(app, createReportsService({ db: deps.db }));
-  registerReportingRoutes(app, createReportingService({ db: deps.db, config, clock: deps.clock ?? (() => new Date()) }), config);
+  const { services } = deps;
+  registerAuthenticate(app, services.tokens);
+  registerOpsRoutes(app, deps.db, services.tokens);
+  registerTokenRoute(app, services.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
+  registerReportRoutes(app, services.reports);
+  registerIntakeRoutes(app, services.intake, config);
   return app;
 }

@@ -5,7 +5,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import { createRegistry } from './http/metrics.ts';
-import { createWalletService } from './modules/wallet/wallet.service.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
 
 export interface Server {
@@ -16,25 +15,19 @@ export interface Server {
 }
 
 export async function startServer(config: Config): Promise<Server> {
-  const runtime = await openRuntime(config, (line) => process.stderr.write(`${line.trimEnd()}\n`));
-  await runtime.tokens.start();
   const registry = createRegistry();
   let app: FastifyInstance | undefined;
-  const wallet = createWalletService({
-    db: runtime.database.pool, box: runtime.box, config, registry, listenUrl: runtime.database.url,
-    log: (message, fields) => app?.log.warn({ module: 'wallet', ...fields }, message),
-  });
-  app = await buildApp({
-    config,
-    db: runtime.database.pool,
-    tokens: runtime.tokens,
+  const runtime = await openRuntime(config, {
+    log: (line) => process.stderr.write(`${line.trimEnd()}\n`),
     registry,
-    wallet,
-    logger: { stream: process.stderr },
+    events: (message, fields) => app?.log.warn({ module: 'wallet', ...fields }, message),
   });
+  const { services } = runtime;
+  await services.tokens.start();
+  app = await buildApp({ config, db: runtime.database.pool, services, registry, logger: { stream: process.stderr } });
   // The wallet delivery worker (docs/wallet.md); any number of processes may run it.
   const worker = config.WAGERLINE_WALLET_WORKER === 'on'
-    ? wallet.createWorker({ listen: true })
+    ? services.wallet.createWorker({ listen: true })
     : undefined;
   if (worker) {
     const log = app.log.child({ module: 'wallet-worker' });
@@ -47,7 +40,6 @@ export async function startServer(config: Config): Promise<Server> {
     stopping ??= (async () => {
       await app.close();
       await worker?.stop(); // lets calls in flight finish (each bounded) and records them
-      await wallet.close();
       await runtime.close();
     })();
     return stopping;

@@ -1,41 +1,51 @@
-// What every entry point needs: validated configuration, the database (migrated), the secret
-// box and the token service. serve and the CLI commands open it the same way.
+// What every entry point needs: validated configuration, the database (migrated), the secret box
+// and every service, built by the composition root (services.ts). serve and the CLI commands open
+// it the same way.
+import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import { createSecretBox, loadSecretKey, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { ensureSigningKey } from './modules/auth/signing-keys.ts';
-import { createTokenService, type TokenService } from './modules/auth/tokens.service.ts';
+import { createServices, type ServiceDeps, type Services } from './services.ts';
 
 export interface Runtime {
   config: Config;
   database: Database;
   box: SecretBox;
-  tokens: TokenService;
+  services: Services;
   applied: string[];
   close(): Promise<void>;
 }
 
-export async function openRuntime(config: Config, log: (line: string) => void = () => undefined): Promise<Runtime> {
+export interface RuntimeOptions {
+  /** Lines of the embedded database and the migration runner. */
+  log?: (line: string) => void;
+  registry?: Registry;
+  /** Warnings of background work (the wallet worker). */
+  events?: ServiceDeps['log'];
+}
+
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const log = options.log ?? (() => undefined);
   const database = await openDatabase(config, log);
   try {
     const { applied } = await migrate(database.url, log);
     const box = createSecretBox(loadSecretKey(config));
     await ensureSigningKey(database.pool, box);
-    const tokens = createTokenService({
-      db: database.pool,
-      box,
-      ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
-      refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
+    const services = createServices({
+      config, db: database.pool, box, listenUrl: database.url,
+      ...(options.registry && { registry: options.registry }),
+      ...(options.events && { log: options.events }),
     });
     return {
       config,
       database,
       box,
-      tokens,
+      services,
       applied,
       close: async () => {
-        tokens.stop();
+        await services.close();
         await database.close();
       },
     };

@@ -5,10 +5,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { testServices } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { CLIENT, credit } from './wallet-fixtures.ts';
@@ -29,7 +28,7 @@ after(async () => {
 });
 
 test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', async () => {
-  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'CLI' });
+  const tenant = await testServices(db, createSecretBox(key)).tenants.createTenant({ name: 'CLI' });
   const set = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', sandbox.url, '--auth', 'client_credentials',
     '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret, '--signing-secret', 'sign-me-please-0123', '--concurrency', '8'], env);
   assert.equal(set.code, 0, set.stderr);
@@ -45,9 +44,8 @@ test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', asy
   assert.equal(bad.code, 1);
   assert.match(bad.stderr, /--url must use https:\/\//);
 
-  const wallet = createWalletService({
-    db: db.pool, box: createSecretBox(key),
-    config: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
+  const { wallet } = testServices(db, createSecretBox(key), {
+    settings: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
   });
   const worker = wallet.createWorker({ listen: false });
   const betId = randomUUID();
@@ -74,7 +72,7 @@ test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', asy
 });
 
 test('set-wallet --auth api_key: the key is sealed, never printed; switching modes clears the other secrets; resolve unblocks a bet', async () => {
-  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'CLI api key' });
+  const tenant = await testServices(db, createSecretBox(key)).tenants.createTenant({ name: 'CLI api key' });
   const apiKey = 'operator-api-key-0123456789';
   const set = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', `${sandbox.url}/`, '--auth', 'api_key',
     '--api-key', apiKey, '--api-key-header', 'X-Operator-Key', '--amount-unit', 'cents'], env);
@@ -97,9 +95,8 @@ test('set-wallet --auth api_key: the key is sealed, never printed; switching mod
   assert.equal(missing.code, 1);
   assert.match(missing.stderr, /--auth api_key needs --api-key/);
 
-  const wallet = createWalletService({
-    db: db.pool, box: createSecretBox(key),
-    config: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
+  const { wallet } = testServices(db, createSecretBox(key), {
+    settings: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
   });
   const worker = wallet.createWorker({ listen: false });
   try {

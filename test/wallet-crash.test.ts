@@ -6,11 +6,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { setWallet } from '../src/modules/wallet/config/wallet-config.service.ts';
-import { enqueueWalletCall } from '../src/modules/wallet/outbox/enqueue.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { testServices } from './helpers/app.ts';
 import { startCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { CLIENT, until } from './wallet-fixtures.ts';
@@ -34,8 +32,9 @@ const count = async (status: string) =>
 
 test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in order per bet', { timeout: 180_000 }, async () => {
   const key = randomBytes(32);
-  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'Crash' });
-  await setWallet(db.pool, createSecretBox(key), {
+  const services = testServices(db, createSecretBox(key));
+  const tenant = await services.tenants.createTenant({ name: 'Crash' });
+  await services.wallet.setWallet({
     tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, concurrency: 50,
   });
   const expected = new Map<string, string[]>();
@@ -44,7 +43,7 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
     for (let i = 0; i < BETS; i += 100) {
       await withTransaction(db.pool, async (tx) => {
         for (const { betId, userId } of bets.slice(i, i + 100)) {
-          const call = await enqueueWalletCall(tx, {
+          const call = await services.wallet.enqueue(tx, {
             tenantId: tenant.tenant_id, betId, userId, op: 'credit', amount: `${round + 1}.00`, bonusFlag: false, transactionType: 'cashout',
           });
           expected.set(betId, [...(expected.get(betId) ?? []), call.transactionId]);

@@ -245,9 +245,7 @@ describe('retries', () => {
 
 describe('several workers on one database', () => {
   test('never send one call twice, and deliver everything', async () => {
-    const second = (await import('../src/modules/wallet/wallet.service.ts')).createWalletService({
-      db: f.db.pool, box: f.box, config: f.settings, clock: f.clock,
-    });
+    const second = f.services().wallet;
     const other = second.createWorker({ listen: false });
     try {
       const calls = await f.enqueue(...Array.from({ length: 300 }, (_, i) => credit(undefined, undefined, `${i % 7}.25`)));

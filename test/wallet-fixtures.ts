@@ -4,12 +4,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import type { WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
-import { createWalletService, type WalletSettings } from '../src/modules/wallet/wallet.service.ts';
+import type { WalletSettings } from '../src/modules/wallet/wallet.service.ts';
+import type { ServiceDeps } from '../src/services.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { SandboxOptions } from '../src/tools/wallet-sandbox/types.ts';
-import { testClock } from './helpers/app.ts';
+import { testClock, testServices } from './helpers/app.ts';
 import { freshDatabase } from './helpers/db.ts';
 
 export const CLIENT = { clientId: 'wagerline-test', clientSecret: 'sandbox-secret-123' };
@@ -27,7 +27,8 @@ export async function walletFixture(options: FixtureOptions = {}) {
   const key = randomBytes(32);
   const box = createSecretBox(key);
   const clock = testClock();
-  const tenant = await createTenantService({ db: db.pool }).createTenant({ name: 'Wallet Test' });
+  const tenants = testServices(db, box).tenants;
+  const tenant = await tenants.createTenant({ name: 'Wallet Test' });
   const sandbox = await startWalletSandbox({
     auth: { kind: 'client_credentials', ...CLIENT },
     amountUnit: options.amountUnit ?? 'dollars',
@@ -41,7 +42,10 @@ export async function walletFixture(options: FixtureOptions = {}) {
     ...options.settings,
   };
   const registry = new Registry();
-  const wallet = createWalletService({ db: db.pool, box, config: settings, clock, registry });
+  /** The services of one more process on the same database. */
+  const services = (log?: ServiceDeps['log']) => testServices(db, box, { settings, clock, registry, ...(log && { log }) });
+  const main = services();
+  const { wallet } = main;
   await wallet.setWallet({
     tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT,
     concurrency: options.concurrency ?? 20, amountUnit: options.amountUnit ?? 'dollars',
@@ -51,7 +55,7 @@ export async function walletFixture(options: FixtureOptions = {}) {
   const tenantId = tenant.tenant_id;
 
   return {
-    db, key, box, clock, tenantId, sandbox, wallet, worker, registry, settings,
+    db, key, box, clock, tenantId, sandbox, wallet, worker, registry, settings, services, tenants,
     /** Enqueues calls, each in its own transaction (as separate state changes would). */
     async enqueue(...inputs: Omit<WalletCallInput, 'tenantId'>[]) {
       const out = [];
@@ -69,15 +73,12 @@ export async function walletFixture(options: FixtureOptions = {}) {
     /** A worker of its own (a second process, in effect), with its log captured. */
     loggedWorker() {
       const logs: Array<{ message: string; fields?: Record<string, unknown> }> = [];
-      const service = createWalletService({
-        db: db.pool, box, config: settings, clock, registry,
-        log: (message, fields) => logs.push({ message, ...(fields && { fields }) }),
-      });
+      const service = services((message, fields) => logs.push({ message, ...(fields && { fields }) })).wallet;
       return { logs, service, worker: service.createWorker({ listen: false }) };
     },
     async close() {
       await worker.stop();
-      await wallet.close();
+      await main.close();
       await sandbox.close();
       await db.drop();
     },

@@ -8,7 +8,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Counter, Gauge } from 'prom-client';
-import { createWalletService } from '../src/modules/wallet/wallet.service.ts';
 import { credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
@@ -48,9 +47,9 @@ test('only the outbox module writes wallet_calls (one enqueue function for the r
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
     .map((f) => ({ f: f.split(path.sep).join('/'), text: readFileSync(path.join(src, f), 'utf8') }));
   const where = (pattern: RegExp) => files.filter(({ text }) => pattern.test(text)).map(({ f }) => f).sort();
-  assert.deepEqual(where(/INSERT INTO wallet_calls\b/), ['modules/wallet/wallet.queries.ts']);
-  assert.deepEqual(where(/\binsertCall\(/), ['modules/wallet/wallet.outbox.ts', 'modules/wallet/wallet.queries.ts']);
-  assert.deepEqual(where(/\bwriteOutboxRow\(/), ['modules/wallet/wallet.outbox.ts', 'modules/wallet/wallet.reserve.ts']);
+  assert.deepEqual(where(/INSERT INTO wallet_calls\b/), ['modules/wallet/outbox/outbox.queries.ts']);
+  assert.deepEqual(where(/\binsertCall\(/), ['modules/wallet/outbox/enqueue.ts', 'modules/wallet/outbox/outbox.queries.ts']);
+  assert.deepEqual(where(/\bwriteOutboxRow\(/), ['modules/wallet/delivery/reserve.ts', 'modules/wallet/outbox/enqueue.ts']);
 });
 
 test('refundBet is refused unless the bet\'s reserve was delivered (spec 3), writing nothing', async () => {
@@ -86,7 +85,7 @@ test('confirm\'s betMetadata is checked against spec 2.5 at enqueue', async () =
 
 test('never more calls in flight to one wallet than its concurrency, across workers', async () => {
   const g = await walletFixture({ concurrency: 3, sandbox: { latencyMs: 40 } });
-  const second = createWalletService({ db: g.db.pool, box: g.box, config: g.settings, clock: g.clock });
+  const second = g.services().wallet;
   const other = second.createWorker({ listen: false });
   try {
     const calls = await g.enqueue(...Array.from({ length: 24 }, () => credit()));

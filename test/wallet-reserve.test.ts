@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { writeOutboxRow } from '../src/modules/wallet/outbox/enqueue.ts';
 import { freePort } from './helpers/net.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
@@ -72,7 +71,7 @@ test('never reached the wallet (no token): rejected, nothing to ask again in the
 });
 
 test('never reached the wallet (connection refused): rejected, not unknown', async () => {
-  const tenant = await createTenantService({ db: f.db.pool }).createTenant({ name: 'Closed wallet' });
+  const tenant = await f.tenants.createTenant({ name: 'Closed wallet' });
   await f.wallet.setWallet({ tenantId: tenant.tenant_id, url: `http://127.0.0.1:${await freePort()}`, auth: 'api_key', apiKey: 'k' });
   const userId = randomUUID();
   const betId = randomUUID();

@@ -6,8 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
-import { upsertWalletConfig } from '../src/modules/wallet/outbox/outbox.queries.ts';
+import { upsertWalletConfig } from '../src/modules/wallet/config/wallet-config.queries.ts';
 import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
@@ -27,7 +26,7 @@ const foreignWallet = (tenantId: string) => upsertWalletConfig(f.db.pool, {
 });
 
 test('a tenant whose wallet secret cannot be opened is skipped and logged once per version; the others are served', async () => {
-  const other = await createTenantService({ db: f.db.pool }).createTenant({ name: 'Other Key' });
+  const other = await f.tenants.createTenant({ name: 'Other Key' });
   await foreignWallet(other.tenant_id);
   const stuck = await withTransaction(f.db.pool, (tx) => f.wallet.enqueue(tx, { tenantId: other.tenant_id, ...credit() }));
   const [ours] = await f.enqueue(credit());

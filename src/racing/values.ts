@@ -1,66 +1,11 @@
-// Exact conversions of uploaded scalar values: money to a 6-place decimal string (never a float
-// in arithmetic), ISO 8601 timestamps with a UTC offset, and digit-string integers.
+// The value rules of racing data: ISO 8601 timestamps with a UTC offset, calendar dates and
+// digit-string integers (money is in money.ts).
 
-/** Largest money magnitude we store (NUMERIC(18, 6) holds 12 integer digits). */
+/** Race numbers within a meeting run from 1 to this. */
+export const MAX_RACE_NUMBER = 99;
+
+/** Largest money magnitude an upload stores (NUMERIC(18, 6) holds 12 integer digits). */
 export const MONEY_LIMIT = 1e12;
-export const MONEY_PLACES = 6;
-
-export interface Money {
-  /** Decimal string rounded half away from zero to at most 6 places, no trailing zeros. */
-  value: string;
-  /** Decimal places of the number as sent (its shortest round-trip form). */
-  places: number;
-}
-
-const PLAIN = /^-?\d+(?:\.(\d{1,6}))?$/;
-const DECIMAL = /^(-?)(\d+)(?:\.(\d+))?(?:e([+-]\d+))?$/;
-
-/**
- * The exact decimal a JSON number denotes, as its shortest round-trip form (what the sender wrote
- * for any number of up to 15 significant digits), rounded to 6 places. Caller checks finiteness.
- */
-export function toMoney(n: number): Money {
-  const text = String(n);
-  const plain = PLAIN.exec(text);
-  if (plain) return { value: text === '-0' ? '0' : text, places: plain[1]?.length ?? 0 };
-  const m = DECIMAL.exec(text);
-  if (!m) throw new Error(`unexpected number form ${text}`);
-  const [, sign, whole, frac = '', exp = '0'] = m as unknown as [string, string, string, string | undefined, string | undefined];
-  let digits = whole + frac;
-  let point = whole.length + Number(exp);
-  if (point <= 0) {
-    digits = '0'.repeat(1 - point) + digits;
-    point = 1;
-  }
-  if (point > digits.length) digits += '0'.repeat(point - digits.length);
-  const intPart = digits.slice(0, point);
-  const fracPart = digits.slice(point).replace(/0+$/, '');
-  const places = fracPart.length;
-  let scaled = BigInt(intPart + fracPart.slice(0, MONEY_PLACES).padEnd(MONEY_PLACES, '0'));
-  if ((fracPart[MONEY_PLACES] ?? '0') >= '5') scaled += 1n; // half away from zero (on the magnitude)
-  return { value: fromMicros(sign === '-' ? -scaled : scaled), places };
-}
-
-/** Integer micro-units (10^-6) of a decimal string produced by toMoney; exact (a Number while it
- * stays below 2^53, else a BigInt). */
-export function toMicros(value: string): number | bigint {
-  const negative = value.charCodeAt(0) === 45; // "-"
-  const dot = value.indexOf('.');
-  const whole = value.slice(negative ? 1 : 0, dot < 0 ? undefined : dot);
-  const frac = dot < 0 ? '' : value.slice(dot + 1);
-  const digits = whole + frac.padEnd(MONEY_PLACES, '0');
-  const micros = digits.length <= 15 ? Number(digits) : BigInt(digits);
-  return negative ? -micros : micros;
-}
-
-export function fromMicros(micros: bigint): string {
-  const negative = micros < 0n;
-  const digits = (negative ? -micros : micros).toString().padStart(MONEY_PLACES + 1, '0');
-  const whole = digits.slice(0, -MONEY_PLACES);
-  const frac = digits.slice(-MONEY_PLACES).replace(/0+$/, '');
-  const text = frac ? `${whole}.${frac}` : whole;
-  return negative && text !== '0' ? `-${text}` : text;
-}
 
 // ISO 8601 / RFC 3339 date-time WITH a UTC offset (spec 2.2: "ISO 8601 with UTC offset").
 const ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:(Z)|([+-])(\d{2})(?::?(\d{2}))?)$/i;

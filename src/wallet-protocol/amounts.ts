@@ -1,13 +1,14 @@
-// Wallet amounts (spec 2.4: "Unit of wallet amounts: not shown"). Amounts travel through the code
-// as decimal strings of dollars with at most two decimals, are stored as NUMERIC(16,2), and are
-// written on the wire either as dollars with exactly two decimals (12.50) or as integer cents
-// (1250), per tenant. No float ever holds an amount: conversion is string arithmetic on digits.
+// Wallet amounts (the wallet interface leaves their unit open). Amounts travel through the code as
+// decimal strings of dollars with two decimals, are stored as NUMERIC(16,2), and are written on the
+// wire either as dollars with exactly two decimals (12.50) or as integer cents (1250), per tenant.
+// The arithmetic is racing/money.ts's; this file adds the wallet's rules and messages.
 import { AppError } from '../errors.ts';
+import { centsOnWire, centsToDollars, parseDollars, type AmountUnit } from '../racing/money.ts';
 
-export type AmountUnit = 'dollars' | 'cents';
-export const AMOUNT_UNITS: readonly AmountUnit[] = ['dollars', 'cents'];
+export { AMOUNT_UNITS, type AmountUnit } from '../racing/money.ts';
 
-const DECIMAL = /^(\d{1,14})(?:\.(\d{1,2}))?$/;
+/** The largest amount a wallet call carries: 14 integer digits of dollars (NUMERIC(16,2)). */
+const MAX_CENTS = 10n ** 16n - 1n;
 
 /** "12.5" → "12.50"; refuses negatives, more than two decimals, exponents and floats. */
 export function normalizeAmount(amount: string | bigint, where = 'amount'): string {
@@ -15,26 +16,27 @@ export function normalizeAmount(amount: string | bigint, where = 'amount'): stri
     if (amount < 0n) throw new AppError('bad_request', `${where} must not be negative`);
     return centsToDollars(amount);
   }
-  const match = typeof amount === 'string' ? DECIMAL.exec(amount.trim()) : null;
-  if (!match) {
-    throw new AppError('bad_request', `${where} must be a decimal string of dollars with at most two decimals (e.g. "12.50"), got ${JSON.stringify(amount)}`);
+  const cents = typeof amount === 'string' ? parseDollars(amount) : undefined;
+  if (cents === undefined || cents > MAX_CENTS) {
+    throw new AppError('bad_request', `${where} must be a decimal string of dollars with at most two decimals (e.g. "12.50"), got ${describe(amount)}`);
   }
-  const whole = match[1]!.replace(/^0+(?=\d)/, '');
-  return `${whole}.${(match[2] ?? '').padEnd(2, '0')}`;
+  return centsToDollars(cents);
+}
+
+/** A short, safe rendering of what was given (never a client's value whole). */
+function describe(value: unknown): string {
+  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
+  if (typeof value !== 'string') return `a ${value === null ? 'null' : typeof value}`;
+  return JSON.stringify(value.length > 24 ? `${value.slice(0, 24)}…` : value);
 }
 
 export function dollarsToCents(dollars: string): bigint {
-  const [whole, frac] = normalizeAmount(dollars).split('.') as [string, string];
-  return BigInt(whole) * 100n + BigInt(frac);
+  return parseDollars(normalizeAmount(dollars))!;
 }
 
-export function centsToDollars(cents: bigint): string {
-  const whole = cents / 100n;
-  const frac = (cents % 100n).toString().padStart(2, '0');
-  return `${whole}.${frac}`;
-}
+export { centsToDollars };
 
 /** The JSON number text of an amount in the tenant's unit: "12.50" or "1250". */
 export function amountOnWire(dollars: string, unit: AmountUnit): string {
-  return unit === 'cents' ? dollarsToCents(dollars).toString() : normalizeAmount(dollars);
+  return centsOnWire(dollarsToCents(dollars), unit);
 }

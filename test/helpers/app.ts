@@ -5,8 +5,9 @@ import { buildApp } from '../../src/app.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { createSecretBox, type SecretBox } from '../../src/crypto/secret-box.ts';
 import { ensureSigningKey } from '../../src/modules/auth/signing-keys.ts';
-import { createTokenService, type TokenService } from '../../src/modules/auth/tokens.service.ts';
-import { createTenantService, type TenantService } from '../../src/modules/tenants/tenants.service.ts';
+import type { TokenService } from '../../src/modules/auth/tokens.service.ts';
+import type { TenantService } from '../../src/modules/tenants/tenants.service.ts';
+import { createServices, type ServiceDeps, type Services } from '../../src/services.ts';
 import { freshDatabase, type TestDatabase } from './db.ts';
 
 export interface TestContext {
@@ -14,6 +15,7 @@ export interface TestContext {
   db: TestDatabase;
   config: Config;
   box: SecretBox;
+  services: Services;
   tokens: TokenService;
   tenants: TenantService;
   clock: TestClock;
@@ -39,6 +41,13 @@ export function testClock(start = new Date()): TestClock {
   return clock;
 }
 
+/** Every service on a test database, as the composition root builds them; `settings` override the configuration. */
+export function testServices(db: TestDatabase, box: SecretBox, options: Omit<ServiceDeps, 'config' | 'db' | 'box'> & { settings?: Partial<Config> } = {}): Services {
+  const { settings, ...rest } = options;
+  const config: Config = { ...loadConfig({ DATABASE_URL: db.url, LOG_LEVEL: 'silent' }), ...settings };
+  return createServices({ config, db: db.pool, box, ...rest });
+}
+
 export interface TestAppOptions {
   /** Extra routes a test registers before the app is ready (e.g. a probe behind authenticate()). */
   routes?: (app: FastifyInstance) => void;
@@ -55,15 +64,10 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const box = createSecretBox(config.WAGERLINE_SECRET_KEY!);
   await ensureSigningKey(db.pool, box);
   const clock = testClock();
-  const tokens = createTokenService({
-    db: db.pool,
-    box,
-    ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
-    refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
-    clock,
-  });
+  const services = createServices({ config, db: db.pool, box, clock });
+  const { tokens } = services;
   await tokens.refresh();
-  const app = await buildApp({ config, db: db.pool, tokens, clock, logger: false });
+  const app = await buildApp({ config, db: db.pool, services, logger: false });
   options.routes?.(app);
   await app.ready();
   return {
@@ -71,12 +75,13 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     db,
     config,
     box,
+    services,
     tokens,
-    tenants: createTenantService({ db: db.pool }),
+    tenants: services.tenants,
     clock,
     close: async () => {
       await app.close();
-      tokens.stop();
+      await services.close();
       await db.drop();
     },
   };

@@ -1,7 +1,7 @@
 // meeting import: registers meetings (and race start times) for the upload deadline (spec 8).
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { importMeetings, parseMeetingsFile } from '../../modules/catalogue/catalogue.service.ts';
+import { parseMeetingsFile } from '../../modules/catalogue/catalogue-file.ts';
 import { withRuntime } from '../run.ts';
 
 export function registerMeetingCommands(program: Command): void {
@@ -15,7 +15,7 @@ export function registerMeetingCommands(program: Command): void {
     .action((file: string) =>
       withRuntime(async (rt) => {
         const meetings = parseMeetingsFile(file, await readFile(file, 'utf8'));
-        return importMeetings(rt.database.pool, meetings);
+        return rt.services.catalogue.importMeetings(meetings);
       }),
     );
 }

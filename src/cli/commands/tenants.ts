@@ -1,6 +1,5 @@
 // tenant create, client create | list | rotate-secret | revoke.
 import type { Command } from 'commander';
-import { createTenantService } from '../../modules/tenants/tenants.service.ts';
 import { list, withRuntime } from '../run.ts';
 
 export function registerTenantCommands(program: Command): Command {
@@ -12,7 +11,7 @@ export function registerTenantCommands(program: Command): Command {
     .option('--currency <code>', 'default currency, ISO 4217', 'AUD')
     .option('--timezone <iana>', 'local time zone, IANA name', 'Australia/Sydney')
     .action((opts: { name: string; currency: string; timezone: string }) =>
-      withRuntime((rt) => createTenantService({ db: rt.database.pool }).createTenant(opts)),
+      withRuntime((rt) => rt.services.tenants.createTenant(opts)),
     );
 
   const client = program.command('client').description('Manage operator clients (OAuth 2.0 client credentials)');
@@ -26,7 +25,7 @@ export function registerTenantCommands(program: Command): Command {
     .option('--name <text>', 'a label for the client')
     .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string }) =>
       withRuntime((rt) =>
-        createTenantService({ db: rt.database.pool }).createClient({ ...opts, tenantId: opts.tenant }),
+        rt.services.tenants.createClient({ ...opts, tenantId: opts.tenant }),
       ),
     );
   client
@@ -34,17 +33,17 @@ export function registerTenantCommands(program: Command): Command {
     .description('List the clients of a tenant (no secrets). Prints {"clients": [...]}')
     .requiredOption('--tenant <tenant_id>', 'tenant whose clients to list')
     .action((opts: { tenant: string }) =>
-      withRuntime(async (rt) => ({ clients: await createTenantService({ db: rt.database.pool }).listClients(opts.tenant) })),
+      withRuntime(async (rt) => ({ clients: await rt.services.tenants.listClients(opts.tenant) })),
     );
   client
     .command('rotate-secret')
     .description('Replace a client\'s secret. Prints the new client_secret (shown only this once)')
     .argument('<client_id>')
-    .action((clientId: string) => withRuntime((rt) => createTenantService({ db: rt.database.pool }).rotateSecret(clientId)));
+    .action((clientId: string) => withRuntime((rt) => rt.services.tenants.rotateSecret(clientId)));
   client
     .command('revoke')
     .description('Revoke a client: no new tokens, and its tokens stop working within WAGERLINE_AUTH_REFRESH_SECONDS')
     .argument('<client_id>')
-    .action((clientId: string) => withRuntime((rt) => createTenantService({ db: rt.database.pool }).revokeClient(clientId)));
+    .action((clientId: string) => withRuntime((rt) => rt.services.tenants.revokeClient(clientId)));
   return tenant;
 }

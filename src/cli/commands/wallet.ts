@@ -1,11 +1,10 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
-import { createWalletService } from '../../modules/wallet/wallet.service.ts';
 import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, withRuntime } from '../run.ts';
 
-const walletOf = (rt: Runtime) => createWalletService({ db: rt.database.pool, box: rt.box, config: rt.config });
+const walletOf = (rt: Runtime) => rt.services.wallet;
 
 function positiveInt(value: string): number {
   if (!/^\d+$/.test(value)) fail(`--concurrency must be a whole number, got "${value}"`, 2);
@@ -29,17 +28,10 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
     .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', positiveInt, 50)
     .action((tenantId: string, opts: SetWalletOptions) =>
-      withRuntime(async (rt) => {
-        const service = walletOf(rt);
-        try {
-          return await service.setWallet({
-            tenantId, ...opts,
-            ...(opts.auth === 'client_credentials' && { apiKeyHeader: undefined }),
-          });
-        } finally {
-          await service.close();
-        }
-      }),
+      withRuntime((rt) => walletOf(rt).setWallet({
+        tenantId, ...opts,
+        ...(opts.auth === 'client_credentials' && { apiKeyHeader: undefined }),
+      })),
     );
 
   const wallet = program.command('wallet').description('Wallet calls: inspect, retry parked calls, run the delivery worker');
@@ -69,16 +61,14 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .description('Run only the wallet delivery worker (serve runs it too unless WAGERLINE_WALLET_WORKER=off). Prints {"worker_id", "pid"}; stops on SIGTERM/SIGINT')
     .action(async () => {
       try {
-        const rt = await openRuntime(config());
-        const service = createWalletService({
-          db: rt.database.pool, box: rt.box, config: rt.config, listenUrl: rt.database.url,
-          log: (message, fields) => process.stderr.write(`${JSON.stringify({ msg: message, ...fields })}\n`),
+        const rt = await openRuntime(config(), {
+          events: (message, fields) => process.stderr.write(`${JSON.stringify({ msg: message, ...fields })}\n`),
         });
-        const worker = service.createWorker();
+        const worker = rt.services.wallet.createWorker();
         await worker.start();
         emit({ worker_id: worker.workerId, pid: process.pid });
         const stop = () => {
-          void worker.stop().then(() => service.close()).then(() => rt.close()).then(() => process.exit(0), () => process.exit(1));
+          void worker.stop().then(() => rt.close()).then(() => process.exit(0), () => process.exit(1));
         };
         process.once('SIGTERM', stop);
         process.once('SIGINT', stop);

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK } from 'jose';
 import type { Pool } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
-import * as clients from '../tenants/tenants.queries.ts';
+import type { TenantService } from '../tenants/tenants.service.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
 import { ALG, loadSigningKeys, type SigningKey } from './signing-keys.ts';
 
@@ -37,13 +37,15 @@ export class TokenError extends Error {}
 
 export interface TokenServiceDeps {
   db: Pool;
+  /** Where clients and their revocations are read. */
+  clients: Pick<TenantService, 'findClientCredentials' | 'revokedClientIds'>;
   box: SecretBox;
   ttlSeconds: number;
   refreshSeconds: number;
   clock?: () => Date;
 }
 
-export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock = () => new Date() }: TokenServiceDeps) {
+export function createTokenService({ db, clients, box, ttlSeconds, refreshSeconds, clock = () => new Date() }: TokenServiceDeps) {
   let keys: SigningKey[] = [];
   let jwks = createLocalJWKSet({ keys: [] });
   let revoked = new Set<string>();
@@ -53,7 +55,7 @@ export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock 
   async function refresh(): Promise<void> {
     const [loaded, revokedIds] = await Promise.all([
       loadSigningKeys(db, box, ttlSeconds),
-      clients.revokedClientIds(db),
+      clients.revokedClientIds(),
     ]);
     keys = loaded;
     jwks = createLocalJWKSet({ keys: loaded.map((k) => k.publicJwk) });
@@ -99,7 +101,7 @@ export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock 
 
     /** Checks client credentials and the requested scope, then issues a token. */
     async grant(clientId: string, clientSecret: string, requestedScope?: string) {
-      const client = await clients.findClient(db, clientId);
+      const client = await clients.findClientCredentials(clientId);
       const ok = await verifySecret(clientSecret, client?.secret_hash ?? (await decoyHash()));
       if (!client || !ok || client.status !== 'active') {
         throw new OAuthError('invalid_client', 'client authentication failed');

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
-import { importMeetings, parseMeetingsFile } from '../catalogue/catalogue.service.ts';
+import { parseMeetingsFile } from '../catalogue/catalogue-file.ts';
 
 let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
@@ -14,7 +14,7 @@ before(async () => {
   ctx.clock.set(new Date('2024-05-01T12:00:00+10:00'));
   client = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Sydney' });
   const file = 'meetings.json';
-  await importMeetings(ctx.db.pool, parseMeetingsFile(file, readFileSync(new URL(`../../../examples/${file}`, import.meta.url), 'utf8')));
+  await ctx.services.catalogue.importMeetings(parseMeetingsFile(file, readFileSync(new URL(`../../../examples/${file}`, import.meta.url), 'utf8')));
 });
 after(() => ctx.close());
 

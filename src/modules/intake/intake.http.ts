@@ -7,7 +7,7 @@ import { Type } from 'typebox';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
-import type { ReportingService } from './intake.service.ts';
+import type { IntakeService } from './intake.service.ts';
 
 const Money = Type.Number({ description: 'Finite number; kept exactly to 6 decimal places (a warning beyond 2)' });
 const Instant = Type.String({ description: 'ISO 8601 date-time with UTC offset, e.g. 2024-05-01T13:45:00+10:00' });
@@ -89,7 +89,7 @@ const requireJson: onRequestAsyncHookHandler = async (request) => {
   }
 };
 
-export function registerReportingRoutes(app: FastifyInstance, service: ReportingService, config: Config): void {
+export function registerIntakeRoutes(app: FastifyInstance, service: IntakeService, config: Config): void {
   // Authenticate before the body is read: an anonymous 8 MB body is refused without parsing it.
   const auth = app.authenticate('upload') as unknown as onRequestAsyncHookHandler;
   for (const version of [1, 2] as const) {

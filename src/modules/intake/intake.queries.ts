@@ -1,7 +1,8 @@
-// SQL of the reporting upload: the uploader's context, the one set-based statement that stores a
-// batch, and reading a race back. Tables: src/db/migrations/0002_reporting.sql.
+// SQL of the upload intake: the uploader's context, the one set-based statement that stores a
+// batch, and reading a race back. Tables: src/db/migrations/0002_reporting.sql; the catalogue is
+// read through its SQL functions (0005_catalogue_functions.sql).
 import type { Queryable } from '../../db/pool.ts';
-import type { BetColumns } from './validate-batch.ts';
+import type { BetColumns } from './batch.ts';
 
 export interface UploadContextRow {
   agencies: string[];
@@ -15,7 +16,7 @@ export async function uploadContext(db: Queryable, clientId: string, meetingId: 
   const { rows } = await db.query<UploadContextRow>({
     name: 'reporting_upload_context',
     text: `SELECT c.agencies, t.currency, t.timezone,
-                  (SELECT m.meeting_date::text FROM meetings m WHERE m.meeting_id = $2) AS meeting_date
+                  catalogue_meeting_date($2)::text AS meeting_date
            FROM operator_clients c JOIN tenants t ON t.tenant_id = c.tenant_id
            WHERE c.client_id = $1`,
     values: [clientId, meetingId],
@@ -54,12 +55,9 @@ WITH input AS (
   SELECT u.*, coalesce($6::date, (u.bet_time AT TIME ZONE $7::text)::date) AS racing_day
   FROM unnest(${unnestArgs}) AS u(${unnestNames})
 ), days AS (
-  -- Deadline (spec 8): 24 h after the last known race start of the racing day's meetings, else
-  -- 24 h after the end of that day in the tenant's time zone (docs/upload.md).
-  SELECT d.racing_day,
-         coalesce((SELECT max(rs.start_time) FROM meetings m JOIN race_starts rs ON rs.meeting_id = m.meeting_id
-                   WHERE m.meeting_date = d.racing_day),
-                  ((d.racing_day + 1)::timestamp AT TIME ZONE $7::text)) + interval '24 hours' AS deadline_at
+  -- Deadline (spec 8), as the catalogue states it (docs/upload.md): 24 h after the last race
+  -- start of the racing day's meetings, else 24 h after the end of that day in the tenant's zone.
+  SELECT d.racing_day, catalogue_upload_deadline(d.racing_day, $7::text) AS deadline_at
   FROM (SELECT DISTINCT racing_day FROM input) d
 ), up AS (
   INSERT INTO reported_bets AS b (${ALL.join(', ')})

@@ -1,13 +1,14 @@
-// The reporting upload (spec part A): validate a batch completely, then store it atomically and
+// The upload intake (spec part A): validate a batch completely, then store it atomically and
 // idempotently in one set-based statement; read a race's bets back. Never imports Fastify.
 import type { Config } from '../../config.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
-import { validateBatch, MAX_RACE_NUMBER, type UploadWarning } from './validate-batch.ts';
+import type { UploadWarning } from './batch.ts';
+import { validateBatch } from './validate-batch.ts';
 import { isObject, MAX_LEG } from './validate-bet.ts';
-import { positiveInteger } from '../../racing/values.ts';
+import { MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
 
 export interface UploadResult {
   meeting_id: number;
@@ -48,7 +49,7 @@ export function decodeCursor(cursor: string): q.BetKey {
   throw new AppError('bad_request', 'cursor is not one this service issued (use next_cursor as returned)');
 }
 
-export function createReportingService(deps: { db: Pool; config: Config; clock?: () => Date }) {
+export function createIntakeService(deps: { db: Pool; config: Config; clock?: () => Date }) {
   const { db } = deps;
   const clock = deps.clock ?? (() => new Date());
   const userStates: ReadonlySet<string> = new Set(deps.config.WAGERLINE_UPLOAD_USER_STATES);
@@ -134,4 +135,4 @@ export function createReportingService(deps: { db: Pool; config: Config; clock?:
   return { upload, listBets };
 }
 
-export type ReportingService = ReturnType<typeof createReportingService>;
+export type IntakeService = ReturnType<typeof createIntakeService>;

@@ -1,7 +1,8 @@
 // The rules of one bet object (spec 2.2 and what it implies; docs/upload.md has the table).
 import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RULES, MAX_RUNNER, type BetType } from '../../racing/selection.ts';
-import { parseInstant, toMicros, toMoney, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
-import type { BetColumns, BetError, UploadWarning, ValidationContext } from './validate-batch.ts';
+import { MICRO_PLACES, numberToDecimal, parseDecimal } from '../../racing/money.ts';
+import { parseInstant, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
+import type { BetColumns, BetError, UploadWarning, ValidationContext } from './batch.ts';
 
 /** Tolerated clock difference between an operator and us for "placed in the future". */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -34,9 +35,10 @@ export class Warnings {
 }
 
 /** Whether a - b = c, exactly (mixing Number and BigInt micro-units). */
-function sameMicros(a: number | bigint, b: number | bigint, c: number | bigint): boolean {
-  if (typeof a === 'number' && typeof b === 'number' && typeof c === 'number') return a - b === c;
-  return BigInt(a) - BigInt(b) === BigInt(c);
+/** amount - payout = net_result, exactly (values as validated: at most 6 decimals). */
+function balances(amount: string, payout: string, netResult: string): boolean {
+  const micros = (text: string) => parseDecimal(text, MICRO_PLACES)!;
+  return micros(amount) - micros(payout) === micros(netResult);
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -100,12 +102,12 @@ function money(st: BetState, field: string, required = false, signed = false): s
   if (typeof v !== 'number' || !Number.isFinite(v)) return fail(st, field, 'must be a finite JSON number');
   if (!signed && v < 0) return fail(st, field, 'must not be negative');
   if (Math.abs(v) >= MONEY_LIMIT) return fail(st, field, 'must be below 1,000,000,000,000');
-  const m = toMoney(v);
-  if (m.places > 2) {
+  const m = numberToDecimal(v, MICRO_PLACES);
+  if (m.sentPlaces > 2) {
     const at = `bets/${st.index}/${field}`;
     st.warnings.add(`precision:${field}`, 'precision', at, () => `${field} has more than 2 decimal places (e.g. ${at} = ${v}); stored rounded to 6 places`);
   }
-  return m.value;
+  return m.text;
 }
 
 function instant(st: BetState, field: string, required: boolean): Instant | null | undefined {
@@ -228,7 +230,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
 
   // net_result is the operator's view, amount - payout (2.2); a mismatch is worth a warning only.
   if (payout && netResult && (status === 'Paid' || status === 'PartialRefund') && bonus !== true
-    && !sameMicros(toMicros(amount!), toMicros(payout), toMicros(netResult))) {
+    && !balances(amount!, payout, netResult)) {
     warnings.add('net_result', 'net_result_mismatch', `bets/${i}/net_result`,
       () => `net_result is not amount - payout (e.g. bets/${i}: ${amount} - ${payout} != ${netResult})`);
   }

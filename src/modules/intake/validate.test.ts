@@ -2,7 +2,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
-import { validateBatch, type ValidationContext } from './validate-batch.ts';
+import { arrayLiteral } from './intake.queries.ts';
+import type { ValidationContext } from './batch.ts';
+import { validateBatch } from './validate-batch.ts';
 
 const NOW = new Date('2024-05-02T00:00:00Z');
 const STATES = new Set(['NSW', 'VIC', 'QLD', 'SA', 'WA', 'TAS', 'NT', 'ACT']);
@@ -251,4 +253,9 @@ test('net_result that is not amount - payout on a Paid bet is a warning, not an 
     assert.ok(r2.ok);
     assert.deepEqual(r2.warnings, [], JSON.stringify(over));
   }
+});
+
+test('array literals quote and escape text exactly as PostgreSQL reads it', () => {
+  assert.equal(arrayLiteral(['a', null, 'b"c', 'd\\e', 'NULL', '{x,y}'], true), '{"a",NULL,"b\\"c","d\\\\e","NULL","{x,y}"}');
+  assert.equal(arrayLiteral([1, null, '2.5', true, false], false), '{1,NULL,2.5,t,f}');
 });

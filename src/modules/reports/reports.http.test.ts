@@ -3,7 +3,6 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
-import { importMeetings } from '../catalogue/catalogue.service.ts';
 
 type Seeded = Awaited<ReturnType<typeof seedClient>>;
 let ctx: TestContext;
@@ -46,7 +45,7 @@ before(async () => {
   c = await seedClient(ctx, { agencies: ['TAB'] });
   vic = await seedClient(ctx, { scopes: ['report'], jurisdictions: ['VIC'] });
   nswQld = await seedClient(ctx, { scopes: ['report'], jurisdictions: ['NSW', 'QLD'] });
-  await importMeetings(ctx.db.pool, [
+  await ctx.services.catalogue.importMeetings([
     { meeting_id: 100, date: '2024-05-01', venue: 'Randwick', jurisdiction: 'NSW', code: 'T', races: [] },
     { meeting_id: 200, date: '2024-05-01', venue: 'Flemington', jurisdiction: 'VIC', code: 'T', races: [] },
     { meeting_id: 300, date: '2024-05-02', venue: 'Doomben', jurisdiction: 'QLD', code: 'T', races: [] },

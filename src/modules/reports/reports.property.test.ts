@@ -6,14 +6,13 @@ import { after, before, test } from 'node:test';
 import fc from 'fast-check';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
-import { importMeetings } from '../catalogue/catalogue.service.ts';
 import { GROUP_KEYS } from './reports.queries.ts';
 
 let ctx: TestContext;
 before(async () => {
   ctx = await createTestApp();
   ctx.clock.set(new Date('2024-05-01T18:00:00+10:00'));
-  await importMeetings(ctx.db.pool, [100, 200].map((id) => ({ meeting_id: id, date: '2024-05-01', venue: `V${id}`, jurisdiction: 'NSW', code: 'T' as const, races: [] })));
+  await ctx.services.catalogue.importMeetings([100, 200].map((id) => ({ meeting_id: id, date: '2024-05-01', venue: `V${id}`, jurisdiction: 'NSW', code: 'T' as const, races: [] })));
 });
 after(() => ctx.close());
 

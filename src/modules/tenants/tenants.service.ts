@@ -71,6 +71,10 @@ export function createTenantService({ db }: { db: Pool }) {
   return {
     requireTenant,
 
+    /** The client with its secret hash, for the token endpoint only (never shown). */
+    findClientCredentials: (clientId: string): Promise<q.ClientRow | undefined> => q.findClient(db, clientId),
+    revokedClientIds: (): Promise<string[]> => q.revokedClientIds(db),
+
     async createTenant(input: { name: string; currency?: string; timezone?: string }): Promise<Tenant> {
       const name = input.name.trim();
       const currency = (input.currency ?? 'AUD').toUpperCase();

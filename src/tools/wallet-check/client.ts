@@ -1,7 +1,7 @@
 // The checker's HTTP side: authentication (spec 5.3), one POST per call with the 10 s bound of
 // spec 8 over the whole exchange, and a record of every call's time for the response-time check.
 import { performance } from 'node:perf_hooks';
-import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../modules/wallet/delivery/http-client.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../wallet-protocol/signature.ts';
 
 export type CheckAuth =
   | { kind: 'client_credentials'; clientId: string; clientSecret: string }

@@ -2,7 +2,7 @@
 // bet to either a refusal or an effect. Both stores load the state under their lock, call decide(),
 // and apply the effect atomically together with the transaction record.
 import { errorAnswer, type Answer } from './codes.ts';
-import { centsToDollars } from './money.ts';
+import { centsToDollars } from '../../racing/money.ts';
 import type { TxRequest } from './validate.ts';
 
 export interface UserState {

@@ -9,17 +9,25 @@ import { createFaultQueue } from './faults.ts';
 import { parseBody, readBody, sleep, writeAnswer, writeJson, type ErrorStyle } from './http-io.ts';
 import { fingerprint } from './ledger.ts';
 import { createMemoryStore } from './memory-store.ts';
-import { centsToDollars, dollarsToCents } from './money.ts';
+import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import { createPgStore } from './pg-store.ts';
 import { checkSignature } from './signature.ts';
 import type { RunFlags, Store } from './store.ts';
 import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type TransactionOp, type WalletSandbox } from './types.ts';
-import { isAnswer, TRANSACTION_TYPES, validateTransaction } from './validate.ts';
+import { isAnswer, MAX_CENTS, TRANSACTION_TYPES, validateTransaction } from './validate.ts';
 
 const UUID_PATH = /^\/balances\/([^/]+)$/;
 
 function isTransactionOp(op: string): op is TransactionOp {
   return (TRANSACTION_OPS as readonly string[]).includes(op);
+}
+
+/** A balance given in dollars ("1000", "12.5") → cents; throws on anything else. */
+function dollarsToCents(text: string): number {
+  const cents = parseDollars(text);
+  if (cents === undefined) throw new Error(`"${text}" is not an amount in dollars with at most two decimals`);
+  if (cents > MAX_CENTS) throw new Error(`"${text}" is too large`);
+  return Number(cents);
 }
 
 function checkOptions(o: SandboxOptions): void {

@@ -1,9 +1,8 @@
 // Checking wagerline's optional request signature (docs/wallet.md, "Signing"), as an operator's
-// wallet would: X-Wagerline-Timestamp (unix seconds) and X-Wagerline-Signature
-// "v1=<hex HMAC-SHA256(secret, "<timestamp>.<raw body>")>". Written independently of the
-// signer in src/modules/wallet, so the two check each other.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+// wallet would: the headers present, the timestamp near the sandbox's clock (no replays), and the
+// signature computed by the shared wire protocol (src/wallet-protocol/signature.ts).
 import type { IncomingHttpHeaders } from 'node:http';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signatureMatches } from '../../wallet-protocol/signature.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 
 /** Requests signed further from the sandbox's clock than this are refused (replays). */
@@ -11,8 +10,8 @@ export const SIGNATURE_TOLERANCE_SECONDS = 300;
 
 /** undefined when the signature holds, else the 401 answer. */
 export function checkSignature(secret: string, headers: IncomingHttpHeaders, rawBody: string, now: Date): Answer | undefined {
-  const timestamp = headers['x-wagerline-timestamp'];
-  const given = headers['x-wagerline-signature'];
+  const timestamp = headers[TIMESTAMP_HEADER];
+  const given = headers[SIGNATURE_HEADER];
   if (typeof timestamp !== 'string' || typeof given !== 'string' || !/^\d{1,12}$/.test(timestamp)) {
     return errorAnswer('INVALID_SIGNATURE', 'missing X-Wagerline-Timestamp or X-Wagerline-Signature header');
   }
@@ -20,9 +19,7 @@ export function checkSignature(secret: string, headers: IncomingHttpHeaders, raw
   if (skew > SIGNATURE_TOLERANCE_SECONDS) {
     return errorAnswer('INVALID_SIGNATURE', `the signature timestamp is ${Math.round(skew)} s away from now (at most ${SIGNATURE_TOLERANCE_SECONDS} s)`);
   }
-  const expected = Buffer.from(`v1=${createHmac('sha256', secret).update(`${timestamp}.${rawBody}`).digest('hex')}`);
-  const actual = Buffer.from(given);
-  if (actual.length !== expected.length || !timingSafeEqual(actual, expected)) {
+  if (!signatureMatches(secret, timestamp, rawBody, given)) {
     return errorAnswer('INVALID_SIGNATURE', 'X-Wagerline-Signature does not match the body and timestamp');
   }
   return undefined;

@@ -1,7 +1,7 @@
 // What a sandbox store does: run one transaction atomically (idempotent by transactionId), and
 // answer the inspection calls. Two stores: memory-store.ts and pg-store.ts.
 import { errorAnswer, type Answer } from './codes.ts';
-import { centsToDollars } from './money.ts';
+import { centsToDollars } from '../../racing/money.ts';
 import type { Effect, RuleFlags, UserState } from './ledger.ts';
 import type { TxRequest } from './validate.ts';
 

@@ -1,9 +1,10 @@
 // Public types of the reference wallet sandbox (the operator side of spec 4.3, 2.4–2.6).
 import type pg from 'pg';
+import { OPERATIONS, type Operation } from '../../wallet-protocol/operations.ts';
 
-/** The six transaction endpoints of spec 4.3, plus the token endpoint. */
-export const TRANSACTION_OPS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credit'] as const;
-export type TransactionOp = (typeof TRANSACTION_OPS)[number];
+/** The six transaction endpoints of spec 4.3 (the wire protocol's operations), plus the token endpoint. */
+export const TRANSACTION_OPS = OPERATIONS;
+export type TransactionOp = Operation;
 export type SandboxOp = TransactionOp | 'auth/token';
 
 /**

@@ -1,9 +1,13 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
+import { centsFromWire } from '../../racing/money.ts';
 import { BET_METADATA_SHAPE, LEG_SHAPE, SELECTION_SHAPE } from '../../wallet-protocol/bet-metadata.ts';
+import { TRANSACTION_TYPES as PROTOCOL_TYPES } from '../../wallet-protocol/operations.ts';
 import { errorAnswer, type Answer } from './codes.ts';
-import { wireToCents } from './money.ts';
 import type { TransactionOp } from './types.ts';
+
+/** Largest amount accepted: 10^13 cents (100 billion dollars), far inside the exact integer range. */
+export const MAX_CENTS = 10n ** 13n;
 
 export interface TxRequest {
   op: TransactionOp;
@@ -16,10 +20,7 @@ export interface TxRequest {
   transactionType?: string;
 }
 
-export const TRANSACTION_TYPES: Partial<Record<TransactionOp, readonly string[]>> = {
-  debit: ['deductbetwin', 'betwincancelled'],
-  credit: ['adjustreversetransaction', 'cashout', 'betpartialrefund'],
-};
+export const TRANSACTION_TYPES: Partial<Record<TransactionOp, readonly string[]>> = PROTOCOL_TYPES;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMMON = ['transactionId', 'betId', 'userId', 'bonusFlag', 'amount'];
@@ -92,7 +93,8 @@ export function validateTransaction(op: TransactionOp, body: unknown, options: V
     if (typeof b[name] !== 'string' || !UUID.test(b[name] as string)) return bad(`${name} must be a UUID string`);
   }
   if (typeof b.bonusFlag !== 'boolean') return bad('bonusFlag must be a boolean');
-  const amount = wireToCents(b.amount, options.unit);
+  const cents = centsFromWire(b.amount, options.unit, MAX_CENTS);
+  const amount = cents === undefined ? undefined : Number(cents);
   if (amount === undefined) {
     return bad(options.unit === 'cents'
       ? 'amount must be a non-negative integer number of cents'

@@ -4,10 +4,10 @@
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import type { Pool, Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../errors.ts';
-import { createTenantService } from '../../tenants/tenants.service.ts';
+import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletEndpoint } from '../delivery/http-client.ts';
-import * as q from '../outbox/outbox.queries.ts';
+import * as q from './wallet-config.queries.ts';
 
 export interface SetWalletInput {
   tenantId: string;
@@ -85,8 +85,9 @@ export async function loadEndpoint(db: Queryable, box: SecretBox, tenantId: stri
   return endpointOf(row, box);
 }
 
-export async function setWallet(db: Pool, box: SecretBox, input: SetWalletInput): Promise<WalletConfigView> {
-  await createTenantService({ db }).requireTenant(input.tenantId);
+export async function setWallet(deps: { db: Pool; box: SecretBox; tenants: TenantService }, input: SetWalletInput): Promise<WalletConfigView> {
+  const { db, box } = deps;
+  await deps.tenants.requireTenant(input.tenantId);
   const url = checkUrl(input.url);
   const unit = (input.amountUnit ?? 'dollars') as AmountUnit;
   if (!AMOUNT_UNITS.includes(unit)) throw bad(`--amount-unit must be dollars or cents, got "${input.amountUnit}"`);

@@ -1,10 +1,10 @@
 // The HTTP side of wallet calls: one keep-alive undici Pool per wallet origin, the client-
 // credentials token cache (spec 4.3, 5.3), API-key header, optional HMAC request signing, the
 // 10-second bound on every call (spec 8) and the 401 → renew once → resend rule.
-import { createHmac } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { classifyResponse, type Verdict } from '../../../wallet-protocol/responses.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
 
 export type WalletAuth =
   | { kind: 'client_credentials'; clientId: string; clientSecret: string }
@@ -41,14 +41,7 @@ export interface Attempt {
 /** Connection errors before any byte of the request left: the wallet cannot have seen it. */
 const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
 
-export const TIMESTAMP_HEADER = 'x-wagerline-timestamp';
-export const SIGNATURE_HEADER = 'x-wagerline-signature';
 const RECORDED_BODY_BYTES = 4096;
-
-/** v1=<hex HMAC-SHA256 of "<timestamp>.<body>"> with the tenant's signing secret. */
-export function signature(secret: string, timestamp: string, body: string): string {
-  return `v1=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
-}
 
 interface CachedToken {
   version: string;

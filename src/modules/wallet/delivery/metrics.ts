@@ -3,7 +3,7 @@
 // undelivered call — read from the database at scrape time, so every process reports the same.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Queryable } from '../../../db/pool.ts';
-import { outboxStats } from '../outbox/outbox.queries.ts';
+import { outboxStats } from '../controls/controls.queries.ts';
 
 export function createWalletMetrics(registry: Registry, db: Queryable, clock: () => Date = () => new Date()) {
   const existing = registry.getSingleMetric('wallet_calls_total') as Counter<'tenant' | 'operation' | 'outcome'> | undefined;

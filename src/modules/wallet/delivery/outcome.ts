@@ -2,7 +2,7 @@
 // spec 8 schedule, parked as failed, or (reserve) refused — and the attempt rows to record.
 // A pure function of the row, the HTTP exchanges and the time, shared by the worker's tests.
 import type { Attempt } from './http-client.ts';
-import type { AttemptRecord, CallResult } from './delivery.queries.ts';
+import type { AttemptRecord, CallResult } from '../outbox/outbox.queries.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import { afterFailure } from '../../../wallet-protocol/responses.ts';
 

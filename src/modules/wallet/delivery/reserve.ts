@@ -15,7 +15,7 @@ import type { Attempt, WalletHttp } from './http-client.ts';
 import { loadEndpoint } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
 import { writeOutboxRow } from '../outbox/enqueue.ts';
-import * as oq from './delivery.queries.ts';
+import * as oq from '../outbox/outbox.queries.ts';
 import { attemptRecord } from './outcome.ts';
 import { laterCalls, type CallRow } from '../outbox/outbox.queries.ts';
 

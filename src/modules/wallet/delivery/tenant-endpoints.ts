@@ -6,7 +6,7 @@ import type { SecretBox } from '../../../crypto/secret-box.ts';
 import type { Queryable } from '../../../db/pool.ts';
 import type { WalletEndpoint } from './http-client.ts';
 import { endpointOf } from '../config/wallet-config.service.ts';
-import { listWalletConfigs, type WalletConfigRow } from '../outbox/outbox.queries.ts';
+import { listWalletConfigs, type WalletConfigRow } from '../config/wallet-config.queries.ts';
 
 export interface TenantState {
   endpoint: WalletEndpoint;

@@ -12,7 +12,7 @@ import { buildBody, type Operation } from '../../../wallet-protocol/operations.t
 import type { WalletEndpoint, WalletHttp } from './http-client.ts';
 import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
-import * as oq from './delivery.queries.ts';
+import * as oq from '../outbox/outbox.queries.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve.ts';
 import { roundOutcome, type RoundOutcome } from './outcome.ts';

@@ -1,19 +1,6 @@
-// SQL of wallet configuration, the outbox writer and the operator listings (calls, failed, retry).
+// SQL of the wallet outbox (wallet_calls, wallet_call_attempts): the writer, claiming due calls,
+// recording results (one statement per batch), leases, the placement guard, rescuing reserves.
 import type { Queryable } from '../../../db/pool.ts';
-
-export interface WalletConfigRow {
-  tenant_id: string;
-  url: string;
-  auth_kind: 'client_credentials' | 'api_key';
-  client_id: string | null;
-  client_secret_enc: string | null;
-  api_key_enc: string | null;
-  api_key_header: string | null;
-  signing_secret_enc: string | null;
-  amount_unit: 'dollars' | 'cents';
-  concurrency: number;
-  updated_at: Date;
-}
 
 export interface CallRow {
   tenant_id: string;
@@ -54,31 +41,6 @@ export interface AttemptRow {
   response_body: string | null;
   error: string | null;
   worker: string | null;
-}
-
-export async function upsertWalletConfig(db: Queryable, c: Omit<WalletConfigRow, 'updated_at'>): Promise<WalletConfigRow> {
-  const { rows } = await db.query<WalletConfigRow>(
-    `INSERT INTO wallet_configs (tenant_id, url, auth_kind, client_id, client_secret_enc, api_key_enc, api_key_header,
-                                 signing_secret_enc, amount_unit, concurrency)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-     ON CONFLICT (tenant_id) DO UPDATE SET url = $2, auth_kind = $3, client_id = $4, client_secret_enc = $5,
-       api_key_enc = $6, api_key_header = $7, signing_secret_enc = $8, amount_unit = $9, concurrency = $10,
-       updated_at = clock_timestamp()
-     RETURNING *`,
-    [c.tenant_id, c.url, c.auth_kind, c.client_id, c.client_secret_enc, c.api_key_enc, c.api_key_header,
-      c.signing_secret_enc, c.amount_unit, c.concurrency],
-  );
-  return rows[0]!;
-}
-
-export async function findWalletConfig(db: Queryable, tenantId: string): Promise<WalletConfigRow | undefined> {
-  const { rows } = await db.query<WalletConfigRow>('SELECT * FROM wallet_configs WHERE tenant_id = $1', [tenantId]);
-  return rows[0];
-}
-
-export async function listWalletConfigs(db: Queryable): Promise<WalletConfigRow[]> {
-  const { rows } = await db.query<WalletConfigRow>('SELECT * FROM wallet_configs ORDER BY tenant_id');
-  return rows;
 }
 
 export interface NewCall {
@@ -145,74 +107,6 @@ export async function laterCalls(db: Queryable, tenantId: string, betId: string,
   return rows;
 }
 
-export async function callsOfBet(db: Queryable, betId: string): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE bet_id = $1 ORDER BY tenant_id, seq', [betId]);
-  return rows;
-}
-
-export async function attemptsOf(db: Queryable, keys: { tenant_id: string; transaction_id: string }[]): Promise<AttemptRow[]> {
-  if (!keys.length) return [];
-  const { rows } = await db.query<AttemptRow>(
-    `SELECT a.* FROM wallet_call_attempts a
-       JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, transaction_id) USING (tenant_id, transaction_id)
-      ORDER BY a.transaction_id, a.attempt`,
-    [keys.map((k) => k.tenant_id), keys.map((k) => k.transaction_id)],
-  );
-  return rows;
-}
-
-export async function findCall(db: Queryable, transactionId: string): Promise<CallRow | undefined> {
-  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE transaction_id = $1', [transactionId]);
-  return rows[0];
-}
-
-export async function failedCalls(db: Queryable, tenantId: string | null, limit: number): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>(
-    `SELECT * FROM wallet_calls WHERE status = 'failed' AND ($1::uuid IS NULL OR tenant_id = $1)
-      ORDER BY finished_at, tenant_id, transaction_id LIMIT $2`,
-    [tenantId, limit],
-  );
-  return rows;
-}
-
-/** Re-queues a parked call: due now, with a fresh retry budget. Only a failed call moves. */
-export async function requeueCall(db: Queryable, tenantId: string, transactionId: string, now: Date): Promise<CallRow | undefined> {
-  const { rows } = await db.query<CallRow>(
-    `UPDATE wallet_calls SET status = 'pending', failures = 0, next_attempt_at = $3, finished_at = NULL
-      WHERE tenant_id = $1 AND transaction_id = $2 AND status = 'failed'
-      RETURNING *`,
-    [tenantId, transactionId, now],
-  );
-  return rows[0];
-}
-
-/** Closes a parked call without delivering it (the operator settled it by other means). */
-export async function resolveCall(db: Queryable, tenantId: string, transactionId: string, now: Date, note: string): Promise<CallRow | undefined> {
-  const { rows } = await db.query<CallRow>(
-    `UPDATE wallet_calls SET status = 'resolved', finished_at = $3, note = $4
-      WHERE tenant_id = $1 AND transaction_id = $2 AND status = 'failed'
-      RETURNING *`,
-    [tenantId, transactionId, now, note],
-  );
-  return rows[0];
-}
-
-export interface OutboxStats {
-  depth: number;
-  oldest: Date | null;
-  failed: number;
-}
-
-export async function outboxStats(db: Queryable): Promise<OutboxStats> {
-  const { rows } = await db.query<{ depth: string; oldest: Date | null; failed: string }>(
-    `SELECT (SELECT count(*) FROM wallet_calls WHERE status IN ('pending', 'sending')) AS depth,
-            (SELECT min(created_at) FROM wallet_calls WHERE status IN ('pending', 'sending')) AS oldest,
-            (SELECT count(*) FROM wallet_calls WHERE status = 'failed') AS failed`,
-  );
-  const r = rows[0]!;
-  return { depth: Number(r.depth), oldest: r.oldest, failed: Number(r.failed) };
-}
-
 /** Wakes the delivery workers of every process (LISTEN wallet_calls); delivered at commit. */
 export async function notifyWorkers(db: Queryable, tenantId: string): Promise<void> {
   await db.query("SELECT pg_notify('wallet_calls', $1)", [tenantId]);
@@ -240,4 +134,136 @@ export async function releasePlacementGuard(db: Queryable, tenantId: string, bet
     [tenantId, guard.transaction_id, now],
   );
   return 'released';
+}
+
+export interface ClaimInput {
+  tenantId: string;
+  now: Date;
+  max: number;
+  limit: number;
+  owner: string;
+  leaseUntil: Date;
+}
+
+export async function claim(db: Queryable, c: ClaimInput): Promise<CallRow[]> {
+  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_claim($1, $2, $3, $4, $5, $6)', [
+    c.tenantId, c.now, c.max, c.limit, c.owner, c.leaseUntil,
+  ]);
+  return rows;
+}
+
+/** The new state of a call after one delivery round. */
+export interface CallResult {
+  tenant_id: string;
+  transaction_id: string;
+  owner: string;
+  status: 'pending' | 'delivered' | 'refused' | 'failed';
+  failures: number;
+  attempts: number;
+  next_attempt_at: Date;
+  finished_at: Date | null;
+  last_http_status: number | null;
+  last_code: string | null;
+  last_error: string | null;
+}
+
+/** An attempt as the sender records it (the sender is always known). */
+export type AttemptRecord = AttemptRow & { worker: string };
+
+const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key]);
+
+/**
+ * Records attempts and moves the calls to their new state, in one statement. A call whose lease
+ * this sender no longer holds (it expired and was taken over) keeps its state; its attempt is
+ * still recorded. Returns the calls that moved.
+ */
+export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string }[]> {
+  const { rows } = await db.query<{ tenant_id: string; transaction_id: string }>(
+    `WITH a AS (
+       INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
+                                         outcome, response_body, error, worker)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::int[],
+                            $7::text[], $8::text[], $9::text[], $10::text[])
+       ON CONFLICT DO NOTHING)
+     UPDATE wallet_calls c
+        SET status = r.status, failures = r.failures, attempts = r.attempts, next_attempt_at = r.next_at,
+            finished_at = r.finished_at, last_http_status = r.http_status, last_code = r.code,
+            last_error = r.error, lease_until = NULL, lease_owner = NULL,
+            -- The user's placement token (reserve) is kept only while the call may still be sent.
+            secret_enc = CASE WHEN r.status IN ('delivered', 'refused') THEN NULL ELSE c.secret_enc END
+       FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[],
+                   $18::timestamptz[], $19::int[], $20::text[], $21::text[])
+            AS r(tenant_id, transaction_id, owner, status, failures, attempts, next_at, finished_at, http_status, code, error)
+      WHERE c.tenant_id = r.tenant_id AND c.transaction_id = r.transaction_id
+        AND c.status = 'sending' AND c.lease_owner = r.owner
+      RETURNING c.tenant_id, c.transaction_id`,
+    [
+      col(attempts, 'tenant_id'), col(attempts, 'transaction_id'), col(attempts, 'attempt'), col(attempts, 'started_at'),
+      col(attempts, 'duration_ms'), col(attempts, 'http_status'), col(attempts, 'outcome'), col(attempts, 'response_body'),
+      col(attempts, 'error'), col(attempts, 'worker'),
+      col(results, 'tenant_id'), col(results, 'transaction_id'), col(results, 'owner'), col(results, 'status'),
+      col(results, 'failures'), col(results, 'attempts'), col(results, 'next_attempt_at'), col(results, 'finished_at'),
+      col(results, 'last_http_status'), col(results, 'last_code'), col(results, 'last_error'),
+    ],
+  );
+  return rows;
+}
+
+/**
+ * Extends the leases of calls still in flight, so a slow round is never taken over. Returns the
+ * keys ("tenant/transaction/owner") whose lease this sender still held and extended.
+ */
+export async function renewLeases(db: Queryable, keys: { tenant_id: string; transaction_id: string; owner: string }[], leaseUntil: Date): Promise<Set<string>> {
+  if (!keys.length) return new Set();
+  const { rows } = await db.query<{ tenant_id: string; transaction_id: string; lease_owner: string }>(
+    `UPDATE wallet_calls c SET lease_until = $4
+       FROM unnest($1::uuid[], $2::uuid[], $3::text[]) AS k(tenant_id, transaction_id, owner)
+      WHERE c.tenant_id = k.tenant_id AND c.transaction_id = k.transaction_id
+        AND c.status = 'sending' AND c.lease_owner = k.owner
+      RETURNING c.tenant_id, c.transaction_id, c.lease_owner`,
+    [col(keys, 'tenant_id'), col(keys, 'transaction_id'), col(keys, 'owner'), leaseUntil],
+  );
+  return new Set(rows.map((r) => `${r.tenant_id}/${r.transaction_id}/${r.lease_owner}`));
+}
+
+/**
+ * A refundBet queued after a reservation that was refused for good, or closed by hand, must not
+ * be sent (spec 3: refundBet only after a successful reservation).
+ */
+export async function skipConditionalCalls(db: Queryable, tenantId: string, betId: string, afterSeq: number, now: Date,
+  note = 'not sent: the reservation before it was refused by the wallet'): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE wallet_calls SET status = 'skipped', finished_at = $4, note = $5
+      WHERE tenant_id = $1 AND bet_id = $2 AND seq > $3 AND only_if_reserved AND status = 'pending'`,
+    [tenantId, betId, afterSeq, now, note],
+  );
+  return rowCount ?? 0;
+}
+
+/** Reserve calls whose synchronous sender died (lease expired), locked for the rescue. */
+export async function lockOrphanedReserves(db: Queryable, now: Date, limit: number): Promise<CallRow[]> {
+  const { rows } = await db.query<CallRow>(
+    `SELECT * FROM wallet_calls
+      WHERE status = 'sending' AND op = 'reserve' AND lease_until <= $1
+      ORDER BY lease_until LIMIT $2 FOR UPDATE SKIP LOCKED`,
+    [now, limit],
+  );
+  return rows;
+}
+
+/** Turns an orphaned reserve into an ordinary pending call, due now. */
+export async function requeueReserve(db: Queryable, tenantId: string, transactionId: string, now: Date): Promise<void> {
+  await db.query(
+    `UPDATE wallet_calls SET status = 'pending', next_attempt_at = $3, attempts = attempts + 1
+      WHERE tenant_id = $1 AND transaction_id = $2`,
+    [tenantId, transactionId, now],
+  );
+  await db.query(
+    `INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, outcome, error, worker)
+     SELECT tenant_id, transaction_id, attempts, $3, 0, 'interrupted',
+            'lease expired: placement stopped before learning the outcome; asking again', lease_owner
+       FROM wallet_calls WHERE tenant_id = $1 AND transaction_id = $2
+     ON CONFLICT DO NOTHING`,
+    [tenantId, transactionId, now],
+  );
 }

@@ -1,0 +1,41 @@
+// SQL of the wallets' configuration (wallet_configs): one row per tenant, secrets sealed.
+import type { Queryable } from '../../../db/pool.ts';
+
+export interface WalletConfigRow {
+  tenant_id: string;
+  url: string;
+  auth_kind: 'client_credentials' | 'api_key';
+  client_id: string | null;
+  client_secret_enc: string | null;
+  api_key_enc: string | null;
+  api_key_header: string | null;
+  signing_secret_enc: string | null;
+  amount_unit: 'dollars' | 'cents';
+  concurrency: number;
+  updated_at: Date;
+}
+
+export async function upsertWalletConfig(db: Queryable, c: Omit<WalletConfigRow, 'updated_at'>): Promise<WalletConfigRow> {
+  const { rows } = await db.query<WalletConfigRow>(
+    `INSERT INTO wallet_configs (tenant_id, url, auth_kind, client_id, client_secret_enc, api_key_enc, api_key_header,
+                                 signing_secret_enc, amount_unit, concurrency)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+     ON CONFLICT (tenant_id) DO UPDATE SET url = $2, auth_kind = $3, client_id = $4, client_secret_enc = $5,
+       api_key_enc = $6, api_key_header = $7, signing_secret_enc = $8, amount_unit = $9, concurrency = $10,
+       updated_at = clock_timestamp()
+     RETURNING *`,
+    [c.tenant_id, c.url, c.auth_kind, c.client_id, c.client_secret_enc, c.api_key_enc, c.api_key_header,
+      c.signing_secret_enc, c.amount_unit, c.concurrency],
+  );
+  return rows[0]!;
+}
+
+export async function findWalletConfig(db: Queryable, tenantId: string): Promise<WalletConfigRow | undefined> {
+  const { rows } = await db.query<WalletConfigRow>('SELECT * FROM wallet_configs WHERE tenant_id = $1', [tenantId]);
+  return rows[0];
+}
+
+export async function listWalletConfigs(db: Queryable): Promise<WalletConfigRow[]> {
+  const { rows } = await db.query<WalletConfigRow>('SELECT * FROM wallet_configs ORDER BY tenant_id');
+  return rows;
+}

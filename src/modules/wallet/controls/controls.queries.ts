@@ -1,0 +1,71 @@
+// SQL of the operator controls: a bet's calls and attempts, parked calls, retry, resolve, outbox stats.
+import type { Queryable } from '../../../db/pool.ts';
+import type { AttemptRow, CallRow } from '../outbox/outbox.queries.ts';
+
+export async function callsOfBet(db: Queryable, betId: string): Promise<CallRow[]> {
+  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE bet_id = $1 ORDER BY tenant_id, seq', [betId]);
+  return rows;
+}
+
+export async function attemptsOf(db: Queryable, keys: { tenant_id: string; transaction_id: string }[]): Promise<AttemptRow[]> {
+  if (!keys.length) return [];
+  const { rows } = await db.query<AttemptRow>(
+    `SELECT a.* FROM wallet_call_attempts a
+       JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, transaction_id) USING (tenant_id, transaction_id)
+      ORDER BY a.transaction_id, a.attempt`,
+    [keys.map((k) => k.tenant_id), keys.map((k) => k.transaction_id)],
+  );
+  return rows;
+}
+
+export async function findCall(db: Queryable, transactionId: string): Promise<CallRow | undefined> {
+  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE transaction_id = $1', [transactionId]);
+  return rows[0];
+}
+
+export async function failedCalls(db: Queryable, tenantId: string | null, limit: number): Promise<CallRow[]> {
+  const { rows } = await db.query<CallRow>(
+    `SELECT * FROM wallet_calls WHERE status = 'failed' AND ($1::uuid IS NULL OR tenant_id = $1)
+      ORDER BY finished_at, tenant_id, transaction_id LIMIT $2`,
+    [tenantId, limit],
+  );
+  return rows;
+}
+
+/** Re-queues a parked call: due now, with a fresh retry budget. Only a failed call moves. */
+export async function requeueCall(db: Queryable, tenantId: string, transactionId: string, now: Date): Promise<CallRow | undefined> {
+  const { rows } = await db.query<CallRow>(
+    `UPDATE wallet_calls SET status = 'pending', failures = 0, next_attempt_at = $3, finished_at = NULL
+      WHERE tenant_id = $1 AND transaction_id = $2 AND status = 'failed'
+      RETURNING *`,
+    [tenantId, transactionId, now],
+  );
+  return rows[0];
+}
+
+/** Closes a parked call without delivering it (the operator settled it by other means). */
+export async function resolveCall(db: Queryable, tenantId: string, transactionId: string, now: Date, note: string): Promise<CallRow | undefined> {
+  const { rows } = await db.query<CallRow>(
+    `UPDATE wallet_calls SET status = 'resolved', finished_at = $3, note = $4
+      WHERE tenant_id = $1 AND transaction_id = $2 AND status = 'failed'
+      RETURNING *`,
+    [tenantId, transactionId, now, note],
+  );
+  return rows[0];
+}
+
+export interface OutboxStats {
+  depth: number;
+  oldest: Date | null;
+  failed: number;
+}
+
+export async function outboxStats(db: Queryable): Promise<OutboxStats> {
+  const { rows } = await db.query<{ depth: string; oldest: Date | null; failed: string }>(
+    `SELECT (SELECT count(*) FROM wallet_calls WHERE status IN ('pending', 'sending')) AS depth,
+            (SELECT min(created_at) FROM wallet_calls WHERE status IN ('pending', 'sending')) AS oldest,
+            (SELECT count(*) FROM wallet_calls WHERE status = 'failed') AS failed`,
+  );
+  const r = rows[0]!;
+  return { depth: Number(r.depth), oldest: r.oldest, failed: Number(r.failed) };
+}

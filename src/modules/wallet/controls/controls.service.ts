@@ -1,0 +1,101 @@
+// Operator controls of the outbox: every call of a bet with its attempts, the parked calls, and
+// the two ways out of parking (retry, resolve). The CLI and, later, the admin API call these.
+import { withTransaction, type Pool } from '../../../db/pool.ts';
+import { AppError } from '../../../errors.ts';
+import { notifyWorkers, skipConditionalCalls, type AttemptRow, type CallRow } from '../outbox/outbox.queries.ts';
+import * as q from './controls.queries.ts';
+
+function callView(row: CallRow) {
+  return {
+    call_id: row.transaction_id,
+    transaction_id: row.transaction_id,
+    tenant_id: row.tenant_id,
+    bet_id: row.bet_id,
+    seq: row.seq,
+    op: row.op,
+    user_id: row.user_id,
+    amount: row.amount,
+    bonus_flag: row.bonus_flag,
+    ...(row.extra.transactionType !== undefined && { transaction_type: row.extra.transactionType }),
+    status: row.status,
+    attempts: row.attempts,
+    failures: row.failures,
+    next_attempt_at: row.status === 'pending' ? row.next_attempt_at.toISOString() : null,
+    created_at: row.created_at.toISOString(),
+    finished_at: row.finished_at?.toISOString() ?? null,
+    last_http_status: row.last_http_status,
+    last_code: row.last_code,
+    last_error: row.last_error,
+    note: row.note,
+  };
+}
+
+function attemptView(row: AttemptRow) {
+  return {
+    attempt: row.attempt,
+    started_at: row.started_at.toISOString(),
+    duration_ms: row.duration_ms,
+    http_status: row.http_status,
+    outcome: row.outcome,
+    response_body: row.response_body,
+    error: row.error,
+  };
+}
+
+export function createWalletControls({ db, clock }: { db: Pool; clock: () => Date }) {
+  async function findFailed(callId: string): Promise<CallRow> {
+    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+    const row = uuid.test(callId) ? await q.findCall(db, callId) : undefined;
+    if (!row) throw new AppError('wallet_call_not_found', `no wallet call with id "${callId}"`);
+    if (row.status !== 'failed') throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}, not failed`);
+    return row;
+  }
+
+  return {
+    /** Every call of a bet in sequence order, each with every attempt made. */
+    async callsOfBet(betId: string) {
+      const calls = await q.callsOfBet(db, betId);
+      const attempts = await q.attemptsOf(db, calls);
+      return {
+        bet_id: betId,
+        calls: calls.map((c) => ({
+          ...callView(c),
+          attempt_log: attempts.filter((a) => a.transaction_id === c.transaction_id && a.tenant_id === c.tenant_id).map(attemptView),
+        })),
+      };
+    },
+    async failed(tenantId?: string, limit = 1000) {
+      const rows = await q.failedCalls(db, tenantId ?? null, limit);
+      return { count: rows.length, calls: rows.map(callView) };
+    },
+    /** Re-queues a parked call with a fresh retry budget; later calls of its bet follow it. */
+    async retry(callId: string) {
+      const row = await findFailed(callId);
+      const updated = await q.requeueCall(db, row.tenant_id, row.transaction_id, clock());
+      if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed`);
+      await notifyWorkers(db, row.tenant_id);
+      return callView(updated);
+    },
+    /**
+     * Closes a parked call without sending it (settled by other means); unblocks its bet. A
+     * reserve closed by hand also closes the refundBet queued on condition that it succeeded: the
+     * operator has settled that reservation, and spec 3 allows no refund on an unknown one.
+     */
+    async resolve(callId: string, note: string) {
+      const row = await findFailed(callId);
+      const now = clock();
+      const updated = await withTransaction(db, async (tx) => {
+        const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, note);
+        if (resolved?.op === 'reserve') {
+          await skipConditionalCalls(tx, row.tenant_id, row.bet_id, row.seq, now, 'not sent: its reserve was resolved by hand (wallet resolve)');
+        }
+        return resolved;
+      });
+      if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed`);
+      await notifyWorkers(db, row.tenant_id);
+      return callView(updated);
+    },
+  };
+}
+
+export type WalletControls = ReturnType<typeof createWalletControls>;

@@ -1,0 +1,58 @@
+// The composition root: the one function that builds every service of wagerline from the
+// configuration, the database pool, the secret box and the clock. `serve`, every CLI command, the
+// tests and the benchmarks build their services here; no module builds another module's service.
+// Each module receives the services it talks to as arguments (tokens read clients through the
+// tenants service, the wallet checks tenants through it too).
+import type { Registry } from 'prom-client';
+import type { Config } from './config.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
+import type { Pool } from './db/pool.ts';
+import { createTokenService } from './modules/auth/tokens.service.ts';
+import { createCatalogueService } from './modules/catalogue/catalogue.service.ts';
+import { createIntakeService } from './modules/intake/intake.service.ts';
+import { createReportsService } from './modules/reports/reports.service.ts';
+import { createTenantService } from './modules/tenants/tenants.service.ts';
+import { createWalletService } from './modules/wallet/wallet.service.ts';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Pool;
+  box: SecretBox;
+  clock?: () => Date;
+  /** Where the wallet publishes its metrics (serve's /metrics); omit for none. */
+  registry?: Registry;
+  /** The database URL the wallet worker LISTENs on; omit and the worker only polls. */
+  listenUrl?: string;
+  /** Warnings of background work (the wallet worker), e.g. into the app's logger. */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export function createServices(deps: ServiceDeps) {
+  const { config, db, box } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const tenants = createTenantService({ db });
+  const tokens = createTokenService({
+    db, box, clock, clients: tenants,
+    ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
+    refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
+  });
+  const catalogue = createCatalogueService({ db });
+  const intake = createIntakeService({ db, config, clock });
+  const reports = createReportsService({ db });
+  const wallet = createWalletService({
+    db, box, tenants, config, clock,
+    ...(deps.registry && { registry: deps.registry }),
+    ...(deps.listenUrl && { listenUrl: deps.listenUrl }),
+    ...(deps.log && { log: deps.log }),
+  });
+  return {
+    config, clock, tenants, tokens, catalogue, intake, reports, wallet,
+    /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
+    async close(): Promise<void> {
+      tokens.stop();
+      await wallet.close();
+    },
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;
