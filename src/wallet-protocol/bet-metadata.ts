@@ -68,31 +68,44 @@ function ok(value: unknown, kind: Kind): boolean {
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-function check(value: unknown, where: string, shape: Record<string, Kind>): Record<string, unknown> {
-  if (!isObject(value)) throw bad(`${where} must be an object`);
+/** The first field of `value` that is not of the kind `shape` gives it, as a message; undefined when none. */
+function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>): string | undefined {
+  if (!isObject(value)) return `${where} must be an object`;
   for (const [name, kind] of Object.entries(shape)) {
     const field = value[name];
-    if (field !== undefined && !ok(field, kind)) throw bad(`${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`);
+    if (field !== undefined && !ok(field, kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`;
   }
-  return value;
+  return undefined;
 }
 
-const bad = (message: string) => new AppError('bad_request', message);
+/**
+ * The first problem of a confirm's betMetadata against spec 2.5, or undefined when it has none.
+ * `betId`, when given, is the bet the call is for. The caller and the sandbox apply the same rules.
+ */
+export function betMetadataProblem(value: unknown, betId?: string): string | undefined {
+  const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE);
+  if (top) return top;
+  const meta = value as Record<string, unknown>;
+  if (typeof meta.id !== 'string') return 'betMetadata.id (the bet UUID) is required (spec 2.5)';
+  if (betId !== undefined && meta.id.toLowerCase() !== betId.toLowerCase()) return `betMetadata.id must be the bet's id ${betId}, got ${JSON.stringify(meta.id.slice(0, 40))}`;
+  if (!Array.isArray(meta.legs)) return 'betMetadata.legs (an array) is required (spec 2.5)';
+  for (const [i, leg] of meta.legs.entries()) {
+    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
+    if (problem) return problem;
+    for (const [j, sel] of (((leg as { selection?: unknown[] }).selection) ?? []).entries()) {
+      const where = `betMetadata.legs[${i}].selection[${j}]`;
+      const p = shapeProblem(sel, where, SELECTION_SHAPE);
+      if (p) return p;
+      const ids = (sel as { selectionId?: unknown[] }).selectionId;
+      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings (spec 2.5)`;
+    }
+  }
+  return undefined;
+}
 
 /** Checks a confirm's betMetadata against spec 2.5; `betId` is the bet the call is for. */
 export function validateBetMetadata(value: unknown, betId: string | undefined): BetMetadata {
-  const top = check(value, 'betMetadata', BET_METADATA_SHAPE);
-  if (typeof top.id !== 'string') throw bad('betMetadata.id (the bet UUID) is required (spec 2.5)');
-  if (betId !== undefined && top.id.toLowerCase() !== betId.toLowerCase()) throw bad(`betMetadata.id must be the bet's id ${betId}, got ${JSON.stringify(top.id)}`);
-  if (!Array.isArray(top.legs)) throw bad('betMetadata.legs (an array) is required (spec 2.5)');
-  top.legs.forEach((leg, i) => {
-    const l = check(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
-    ((l.selection as unknown[] | undefined) ?? []).forEach((sel, j) => {
-      const where = `betMetadata.legs[${i}].selection[${j}]`;
-      const s = check(sel, where, SELECTION_SHAPE);
-      const ids = s.selectionId as unknown[] | undefined;
-      if (ids && !ids.every((id) => typeof id === 'string')) throw bad(`${where}.selectionId must be an array of strings (spec 2.5)`);
-    });
-  });
-  return top as unknown as BetMetadata;
+  const problem = betMetadataProblem(value, betId);
+  if (problem) throw new AppError('bad_request', problem);
+  return value as BetMetadata;
 }

@@ -1,7 +1,7 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
 import { centsFromWire } from '../../racing/money.ts';
-import { BET_METADATA_SHAPE, LEG_SHAPE, SELECTION_SHAPE } from '../../wallet-protocol/bet-metadata.ts';
+import { betMetadataProblem } from '../../wallet-protocol/bet-metadata.ts';
 import { TRANSACTION_TYPES as PROTOCOL_TYPES } from '../../wallet-protocol/operations.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 import type { TransactionOp } from './types.ts';
@@ -60,24 +60,6 @@ function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>
 
 const METADATA: Record<string, Kind> = { userId: 'string', brandName: 'string', brandUserId: 'string', data: 'string' };
 
-/** betMetadata of spec 2.5: an object with id and legs; every field present must have the type of 2.5. */
-function betMetadataProblem(value: unknown): string | undefined {
-  const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE, ['id', 'legs']);
-  if (top) return top;
-  const legs = (value as { legs: unknown[] }).legs;
-  for (const [i, leg] of legs.entries()) {
-    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
-    if (problem) return problem;
-    for (const [j, sel] of (((leg as { selection?: unknown[] }).selection) ?? []).entries()) {
-      const where = `betMetadata.legs[${i}].selection[${j}]`;
-      const p = shapeProblem(sel, where, SELECTION_SHAPE);
-      if (p) return p;
-      const ids = (sel as { selectionId?: unknown[] }).selectionId;
-      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings`;
-    }
-  }
-  return undefined;
-}
 
 export interface ValidateOptions {
   unit: 'dollars' | 'cents';

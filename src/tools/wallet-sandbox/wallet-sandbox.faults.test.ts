@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { SANDBOX_CODES, startWalletSandbox, type WalletSandbox } from './index.ts';
 import { BREAK_MODES } from './types.ts';
-import { bearer, call, TEST_CLIENT as CC } from './testing.ts';
+import { bearer, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
 
 function credit(amount: number, userId = randomUUID()) {
   return { transactionId: randomUUID(), betId: randomUUID(), userId, bonusFlag: false, amount, transactionType: 'cashout' };

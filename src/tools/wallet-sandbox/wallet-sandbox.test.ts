@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from './index.ts';
-import { bearer, call, TEST_CLIENT as CC } from './testing.ts';
+import { bearer, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
 
 function bodies(userId = randomUUID(), betId = randomUUID()) {
   const common = (amount: number, bonusFlag = false) => ({ transactionId: randomUUID(), betId, userId, bonusFlag, amount });

@@ -1,5 +1,5 @@
 // Small HTTP helpers for the sandbox's own tests (plain fetch: what any operator's client would do).
-import type { WalletSandbox } from './types.ts';
+import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 
 export const TEST_CLIENT = { kind: 'client_credentials', clientId: 'op-client', clientSecret: 'op-secret' } as const;
 
