@@ -40,8 +40,9 @@ export interface BetMetadata {
   legs: BetLeg[];
 }
 
-export type MetadataKind = 'string' | 'integer' | 'number' | 'array' | 'string|null';
-type Kind = MetadataKind;
+/** The JSON kinds the wire protocol's fields take. */
+export type ValueKind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'string|null';
+type Kind = ValueKind;
 
 /** The field types of spec 2.5 (betMetadata, its legs, their selections); the sandbox checks the same. */
 export const BET_METADATA_SHAPE: Record<string, Kind> = {
@@ -56,24 +57,29 @@ export const SELECTION_SHAPE: Record<string, Kind> = {
   statusId: 'integer', fixedOdds: 'number', margin: 'number', position: 'integer', selectionId: 'array', lineTypeId: 'integer', line: 'number',
 };
 
-function ok(value: unknown, kind: Kind): boolean {
+/** Whether a JSON value is of the kind (finite numbers only; an integer is a number without fraction). */
+export function isOfKind(value: unknown, kind: Kind): boolean {
   switch (kind) {
     case 'string': return typeof value === 'string';
     case 'string|null': return value === null || typeof value === 'string';
     case 'integer': return Number.isInteger(value);
     case 'number': return typeof value === 'number' && Number.isFinite(value);
+    case 'boolean': return typeof value === 'boolean';
+    case 'object': return isObject(value);
     case 'array': return Array.isArray(value);
   }
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
 
 /** The first field of `value` that is not of the kind `shape` gives it, as a message; undefined when none. */
 function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>): string | undefined {
   if (!isObject(value)) return `${where} must be an object`;
   for (const [name, kind] of Object.entries(shape)) {
     const field = value[name];
-    if (field !== undefined && !ok(field, kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`;
+    if (field !== undefined && !isOfKind(field, kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`;
   }
   return undefined;
 }

@@ -1,7 +1,7 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
 import { centsFromWire } from '../../racing/money.ts';
-import { betMetadataProblem } from '../../wallet-protocol/bet-metadata.ts';
+import { betMetadataProblem, isOfKind, type ValueKind } from '../../wallet-protocol/bet-metadata.ts';
 import { TRANSACTION_TYPES as PROTOCOL_TYPES } from '../../wallet-protocol/operations.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 import type { TransactionOp } from './types.ts';
@@ -33,19 +33,8 @@ const EXTRA: Record<TransactionOp, string[]> = {
   credit: ['transactionType'],
 };
 
-type Kind = 'string' | 'integer' | 'number' | 'boolean' | 'object' | 'array' | 'string|null';
-
-function kindOk(value: unknown, kind: Kind): boolean {
-  switch (kind) {
-    case 'string': return typeof value === 'string';
-    case 'string|null': return value === null || typeof value === 'string';
-    case 'integer': return Number.isInteger(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    case 'boolean': return typeof value === 'boolean';
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-  }
-}
+type Kind = ValueKind;
+const kindOk = isOfKind;
 
 /** Checks the fields present in `value` against `shape`; `required` must be present. Returns the first problem. */
 function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>, required: string[] = []): string | undefined {
