@@ -1,0 +1,132 @@
+// The frontend GraphQL endpoint, POST /graphql (mercurius): placeBet, bet(id) and myBets for the
+// signed-in user (docs/betting.md). Every error carries a stable extensions.code; an unexpected
+// one is logged and answered as INTERNAL_SERVER_ERROR without its details.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import mercurius, { type MercuriusContext } from 'mercurius';
+import { AppError } from '../../errors.ts';
+import type { BettingService, BettingUser } from './betting.service.ts';
+import type { PlaceBetInput } from './placement.ts';
+
+export const FRONTEND_SCHEMA = /* GraphQL */ `
+  enum BetType { WIN PLACE EXACTA QUINELLA TRIFECTA FIRST_FOUR MULTI QUADDIE DAILY_DOUBLE }
+  enum BetStatus { PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED }
+
+  input BetLegInput { meetingId: Int! raceNumber: Int! selections: [[Int!]!]! price: Float }
+  input PlaceBetInput {
+    idempotencyKey: String!
+    type: BetType!
+    legs: [BetLegInput!]!
+    stake: Float!
+    boxed: Boolean
+    bonus: Boolean
+  }
+
+  type BetLeg { meetingId: Int! raceNumber: Int! eventId: ID! eventName: String! selections: [[Int!]!]! price: Float seenPrice: Float }
+  type Bet {
+    id: ID!
+    ticketId: ID!
+    type: BetType!
+    status: BetStatus!
+    stake: Float!
+    acceptedStake: Float
+    percentage: Float
+    originalPercentage: Float
+    combinations: Int!
+    odds: Float
+    originalOdds: Float
+    boxed: Boolean!
+    bonus: Boolean!
+    reason: String
+    reasonCode: String
+    createdAt: String!
+    legs: [BetLeg!]!
+  }
+  type BetPage { bets: [Bet!]! endCursor: String hasMore: Boolean! }
+
+  type Query {
+    bet(id: ID!): Bet
+    myBets(first: Int, after: String): BetPage!
+  }
+  type Mutation { placeBet(input: PlaceBetInput!): Bet! }
+`;
+
+/** Who is asking: user authentication reads the request's headers. */
+export interface UserAuthenticator {
+  authenticate(headers: FastifyRequest['headers']): Promise<BettingUser>;
+}
+
+const MAX_PAGE = 100;
+
+export function encodeBetCursor(last: { created_at: Date; bet_id: string }): string {
+  return Buffer.from(JSON.stringify([last.created_at.toISOString(), last.bet_id])).toString('base64url');
+}
+
+export function decodeBetCursor(cursor: string): { createdAt: string; betId: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString());
+  } catch {
+    value = undefined;
+  }
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
+    && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value[0]) && !Number.isNaN(Date.parse(value[0]))
+    && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value[1])) {
+    return { createdAt: value[0], betId: value[1] };
+  }
+  throw new AppError('bad_request', 'after is not a cursor this service issued (use endCursor as returned)');
+}
+
+/** Our codes, as GraphQL clients expect them: upper case; an unauthenticated user is UNAUTHENTICATED. */
+export function graphqlCode(code: string): string {
+  return code === 'user_unauthenticated' || code === 'invalid_token' ? 'UNAUTHENTICATED' : code.toUpperCase();
+}
+
+type Execution = Parameters<NonNullable<Parameters<typeof mercurius>[1]>['errorFormatter'] & {}>[0];
+
+function formatErrors(execution: Execution, ctx: MercuriusContext) {
+  const log = ctx.reply?.log ?? ctx.app.log;
+  const errors = (execution.errors ?? []).flatMap((error) => {
+    const original = error.originalError as (Error & { errors?: Error[] }) | undefined;
+    const at = { ...(error.locations && { locations: error.locations }), ...(error.path && { path: error.path }) };
+    if (original && Array.isArray(original.errors)) {
+      return original.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+    }
+    if (original instanceof AppError) return [{ message: original.message, ...at, extensions: { code: graphqlCode(original.code) } }];
+    if (!original) return [{ message: error.message, ...at, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }];
+    log.error({ err: original }, 'graphql resolver failed');
+    return [{ message: 'internal error; it has been logged with the request id', ...at, extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
+  });
+  return { statusCode: execution.data ? 200 : ((execution as { statusCode?: number }).statusCode ?? 200), response: { data: execution.data ?? null, errors } };
+}
+
+export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
+  const user = (ctx: MercuriusContext) => deps.users.authenticate(ctx.reply.request.headers);
+  await app.register(mercurius, {
+    schema: FRONTEND_SCHEMA,
+    path: '/graphql',
+    graphiql: false,
+    queryDepth: 8,
+    errorFormatter: formatErrors,
+    resolvers: {
+      Query: {
+        bet: async (_root: unknown, args: { id: string }, ctx: MercuriusContext) => deps.betting.getBet(await user(ctx), args.id),
+        myBets: async (_root: unknown, args: { first?: number | null; after?: string | null }, ctx: MercuriusContext) => {
+          const first = args.first ?? 20;
+          if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new AppError('bad_request', `first must be 1 to ${MAX_PAGE}`);
+          const page = await deps.betting.myBets(await user(ctx), first, args.after ? decodeBetCursor(args.after) : null);
+          return { bets: page.bets, hasMore: page.hasMore, endCursor: page.last ? encodeBetCursor(page.last) : null };
+        },
+      },
+      Mutation: {
+        placeBet: async (_root: unknown, args: { input: PlaceBetInput }, ctx: MercuriusContext) => {
+          const request = ctx.reply.request;
+          const medium = request.headers['x-medium'];
+          return deps.betting.placeBet(await user(ctx), args.input, {
+            ip: request.ip,
+            ...(typeof medium === 'string' && /^[a-z_-]{1,32}$/i.test(medium) && { medium: medium.toLowerCase() }),
+          });
+        },
+      },
+    },
+  });
+}

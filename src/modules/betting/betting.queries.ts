@@ -1,0 +1,162 @@
+// SQL of placed bets: the bet and its legs, its history, tenant limits and runner liability.
+// Tables: src/db/migrations/0008_bets.sql.
+import type { Queryable } from '../../db/pool.ts';
+
+export interface BetRow {
+  tenant_id: string;
+  bet_id: string;
+  user_id: string;
+  ticket_id: string;
+  idempotency_key: string;
+  request_hash: string;
+  kind: string;
+  status: 'pending' | 'accepted' | 'partially_accepted' | 'rejected';
+  stake: string;
+  accepted_stake: string | null;
+  combinations: number;
+  original_percentage: string | null;
+  percentage: string | null;
+  original_odds: string | null;
+  fixed_odds: string | null;
+  boxed: boolean;
+  bonus: boolean;
+  bet_limit: string | null;
+  reason_code: string | null;
+  reason: string | null;
+  medium: string | null;
+  ip_address: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface LegRow {
+  leg: number;
+  meeting_id: string;
+  race_number: number;
+  event_id: string;
+  event_name: string;
+  meeting_name: string;
+  event_time: Date;
+  selections: number[][];
+  seen_price: string | null;
+  price: string | null;
+}
+
+export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'>;
+
+/** Inserts a pending bet; undefined when the user's idempotency key is already taken. */
+export async function insertPendingBet(db: Queryable, bet: NewBet, legs: Array<Omit<LegRow, 'meeting_id'> & { meeting_id: number }>): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
+                       original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+     ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING`,
+    [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
+      bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at],
+  );
+  if (!rowCount) return false;
+  await db.query(
+    `INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
+     SELECT $1, $2, * FROM unnest($3::int[], $4::bigint[], $5::int[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[], $10::jsonb[], $11::numeric[], $12::numeric[])`,
+    [bet.tenant_id, bet.bet_id, legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number),
+      legs.map((l) => l.event_id), legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
+      legs.map((l) => JSON.stringify(l.selections)), legs.map((l) => l.seen_price), legs.map((l) => l.price)],
+  );
+  await addHistory(db, bet.tenant_id, bet.bet_id, null, 'pending', 'placement', null, bet.created_at);
+  return true;
+}
+
+export async function findBetByKey(db: Queryable, tenantId: string, userId: string, key: string): Promise<BetRow | undefined> {
+  const { rows } = await db.query<BetRow>('SELECT * FROM bets WHERE tenant_id = $1 AND user_id = $2 AND idempotency_key = $3', [tenantId, userId, key]);
+  return rows[0];
+}
+
+export async function findBet(db: Queryable, tenantId: string, betId: string, lock = false): Promise<BetRow | undefined> {
+  const { rows } = await db.query<BetRow>(`SELECT * FROM bets WHERE tenant_id = $1 AND bet_id = $2${lock ? ' FOR UPDATE' : ''}`, [tenantId, betId]);
+  return rows[0];
+}
+
+export async function legsOf(db: Queryable, tenantId: string, betId: string): Promise<LegRow[]> {
+  const { rows } = await db.query<LegRow>('SELECT * FROM bet_legs WHERE tenant_id = $1 AND bet_id = $2 ORDER BY leg', [tenantId, betId]);
+  return rows;
+}
+
+/** A user's bets, newest first, after the keyset (created_at, bet_id) when given. */
+export async function betsOfUser(db: Queryable, tenantId: string, userId: string, after: { createdAt: string; betId: string } | null, limit: number): Promise<BetRow[]> {
+  const { rows } = await db.query<BetRow>(
+    `SELECT * FROM bets WHERE tenant_id = $1 AND user_id = $2
+       AND ($3::timestamptz IS NULL OR (created_at, bet_id) < ($3::timestamptz, $4::uuid))
+     ORDER BY created_at DESC, bet_id DESC LIMIT $5`,
+    [tenantId, userId, after?.createdAt ?? null, after?.betId ?? null, limit],
+  );
+  return rows;
+}
+
+export interface Outcome {
+  status: BetRow['status'];
+  acceptedStake: string;
+  percentage: string | null;
+  fixedOdds: string | null;
+  betLimit: string | null;
+  reasonCode: string | null;
+  reason: string | null;
+}
+
+/** Moves a pending bet to its outcome; returns false when it was no longer pending. */
+export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<boolean> {
+  const { rowCount } = await db.query(
+    `UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
+      WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'`,
+    [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now],
+  );
+  if (!rowCount) return false;
+  await addHistory(db, tenantId, betId, 'pending', o.status, cause, o.reasonCode ? { reason_code: o.reasonCode, reason: o.reason } : null, now);
+  return true;
+}
+
+export async function addHistory(db: Queryable, tenantId: string, betId: string, from: string | null, to: string, cause: string, detail: unknown, at: Date): Promise<void> {
+  await db.query(
+    `INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
+     SELECT $1, $2, coalesce(max(seq), 0) + 1, $3, $4, $5, $6, $7 FROM bet_history WHERE tenant_id = $1 AND bet_id = $2`,
+    [tenantId, betId, at, from, to, cause, detail === null ? null : JSON.stringify(detail)],
+  );
+}
+
+export interface LimitsRow {
+  max_stake: string | null;
+  max_payout: string | null;
+  max_runner_liability: string | null;
+}
+
+export async function findLimits(db: Queryable, tenantId: string): Promise<LimitsRow | undefined> {
+  const { rows } = await db.query<LimitsRow>('SELECT max_stake, max_payout, max_runner_liability FROM tenant_limits WHERE tenant_id = $1', [tenantId]);
+  return rows[0];
+}
+
+export async function upsertLimits(db: Queryable, tenantId: string, l: LimitsRow, now: Date): Promise<LimitsRow & { updated_at: Date }> {
+  const { rows } = await db.query<LimitsRow & { updated_at: Date }>(
+    `INSERT INTO tenant_limits (tenant_id, max_stake, max_payout, max_runner_liability, updated_at) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (tenant_id) DO UPDATE SET max_stake = $2, max_payout = $3, max_runner_liability = $4, updated_at = $5
+     RETURNING max_stake, max_payout, max_runner_liability, updated_at`,
+    [tenantId, l.max_stake, l.max_payout, l.max_runner_liability, now],
+  );
+  return rows[0]!;
+}
+
+/** The runner's liability row, locked for this transaction (created at 0 when missing). */
+export async function lockLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }): Promise<string> {
+  const { rows } = await db.query<{ liability: string }>(
+    `INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
+     RETURNING liability`,
+    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
+  );
+  return rows[0]!.liability;
+}
+
+export async function addLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }, amount: string): Promise<void> {
+  await db.query(
+    'UPDATE runner_liability SET liability = liability + $6 WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = $3 AND runner = $4 AND kind = $5',
+    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind, amount],
+  );
+}

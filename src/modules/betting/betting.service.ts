@@ -1,0 +1,141 @@
+// Bet placement (docs/betting.md): checked against the catalogue → stored pending → the stake
+// reserved on the operator's wallet → accepted by the tenant's limits (all, part or none) → in ONE
+// transaction with the bet's outcome, confirm of the accepted amount or refundBet of the whole.
+// A placement that dies after the reserve leaves the bet pending; the wallet's placement guard
+// releases the reservation, and the bet reads as rejected (placement_interrupted) afterwards.
+import { randomUUID } from 'node:crypto';
+import { withTransaction, type Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
+import type { WalletService } from '../wallet/wallet.service.ts';
+import { betView, type BetView } from './bet-view.ts';
+import * as q from './betting.queries.ts';
+import { takeBet } from './take-bet.ts';
+import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput } from './placement.ts';
+
+/** A signed-in frontend user, as user authentication hands it over. */
+export interface BettingUser {
+  tenantId: string;
+  userId: string;
+  token: string;
+  metadata: ReserveMetadata;
+}
+
+export interface Channel {
+  ip?: string;
+  medium?: string;
+}
+
+export interface BettingDeps {
+  db: Pool;
+  catalogue: CatalogueReader;
+  wallet: Pick<WalletService, 'reserve' | 'enqueue'>;
+  clock: () => Date;
+  /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
+  interruptedAfterMs: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createBettingService(deps: BettingDeps) {
+  const { db, clock } = deps;
+
+  async function view(bet: q.BetRow): Promise<BetView> {
+    const current = bet.status === 'pending' ? await expireInterrupted(bet) : bet;
+    return betView(current, await q.legsOf(db, current.tenant_id, current.bet_id));
+  }
+
+  /** A bet pending for longer than any placement can take was interrupted: it is rejected. */
+  async function expireInterrupted(bet: q.BetRow): Promise<q.BetRow> {
+    const now = clock();
+    if (now.getTime() - bet.created_at.getTime() < deps.interruptedAfterMs) return bet;
+    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+      status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
+      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted'));
+    return (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
+  }
+
+  /** The same key again: the same bet when the body is the same (waiting while it is in flight). */
+  async function replay(user: BettingUser, input: PlaceBetInput, hash: string): Promise<BetView | undefined> {
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const bet = await q.findBetByKey(db, user.tenantId, user.userId, input.idempotencyKey);
+      if (!bet) return undefined;
+      if (bet.request_hash !== hash) {
+        throw new AppError('idempotency_conflict', `idempotencyKey "${input.idempotencyKey.slice(0, 40)}" was used for another bet; use a new key for a new bet`);
+      }
+      if (bet.status !== 'pending' || Date.now() > deadline) return view(bet);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<void> {
+    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+      status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null, reasonCode: code, reason,
+    }, clock(), code));
+  }
+
+  async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
+    const { kind, stakeCents } = checkInput(input);
+    const replayed = await replay(user, input, requestHash(input));
+    if (replayed) return replayed;
+    const priced = await priceBet(deps.catalogue, input, kind, stakeCents);
+    const now = clock();
+    const bet: q.NewBet = {
+      tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
+      idempotency_key: input.idempotencyKey, request_hash: priced.requestHash, kind, stake: dollars(stakeCents),
+      combinations: priced.combinations, original_percentage: priced.percentage, original_odds: oddsText(priced.seenOdds),
+      boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
+      created_at: now,
+    };
+    const legs = input.legs.map((l, i) => {
+      const race = priced.races[i]!;
+      return {
+        leg: i + 1, meeting_id: l.meetingId, race_number: l.raceNumber, event_id: race.event_id,
+        event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
+        selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
+        price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
+      };
+    });
+    if (!(await withTransaction(db, (tx) => q.insertPendingBet(tx, bet, legs)))) {
+      return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
+    }
+    let reserved;
+    try {
+      reserved = await deps.wallet.reserve({
+        tenantId: user.tenantId, betId: bet.bet_id, userId: user.userId, amount: bet.stake, bonusFlag: bet.bonus,
+        token: user.token, metadata: user.metadata,
+      });
+    } catch (error) {
+      // Nothing reached the wallet (no configuration, or one that cannot be opened): not taken.
+      const reason = error instanceof AppError ? error.message : 'the operator wallet could not be called';
+      await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
+      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!);
+    }
+    if (reserved.outcome === 'rejected') {
+      await rejectPending(bet, 'wallet_refused', reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`);
+    } else if (reserved.outcome === 'unknown') {
+      await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
+    } else {
+      await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, input, priced);
+    }
+    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!);
+  }
+
+  return {
+    placeBet,
+
+    async getBet(user: Pick<BettingUser, 'tenantId' | 'userId'>, betId: string): Promise<BetView | null> {
+      const bet = UUID.test(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
+      return bet && bet.user_id === user.userId ? view(bet) : null;
+    },
+
+    async myBets(user: Pick<BettingUser, 'tenantId' | 'userId'>, first: number, after: { createdAt: string; betId: string } | null) {
+      const rows = await q.betsOfUser(db, user.tenantId, user.userId, after, first + 1);
+      const page = rows.slice(0, first);
+      return { bets: await Promise.all(page.map(view)), hasMore: rows.length > first, last: page[page.length - 1] };
+    },
+  };
+}
+
+export type BettingService = ReturnType<typeof createBettingService>;

@@ -1,0 +1,104 @@
+// What a placement needs checked and computed before any write: the input's shape, the stake, the
+// catalogue's say (races open, runners running, prices), the combinations and the percentage.
+// Nothing here writes; a refusal is an AppError with a stable code and nothing is stored.
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../../db/pool.ts';
+import { AppError, type ErrorCode } from '../../errors.ts';
+import { BET_KINDS, KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
+import { combinations, selectionProblem } from '../../racing/combinations.ts';
+import { centsToDollars, formatDecimal, fromNumber } from '../../racing/money.ts';
+import { checkPlacement, type LegInput, type PoolState, type RaceState } from '../../racing/placement-checks.ts';
+import { decimal, formatOdds, multiply, parseStake, percentageUnits, PERCENTAGE_PLACES, type Decimal } from '../../racing/stakes.ts';
+
+export interface PlaceBetInput {
+  idempotencyKey: string;
+  type: string;
+  legs: LegInput[];
+  stake: number;
+  boxed?: boolean | null;
+  bonus?: boolean | null;
+}
+
+/** What bet placement reads of a race: the catalogue's race view satisfies it. */
+export interface CatalogueRace extends RaceState {
+  event_id: string;
+  meeting_name: string;
+  start_time: string;
+}
+
+export interface CatalogueReader {
+  getRace(meetingId: number, raceNumber: number, options?: { tx?: Queryable; lock?: boolean }): Promise<CatalogueRace | undefined>;
+  getPools(meetingId: number): Promise<PoolState[]>;
+}
+
+export interface Priced {
+  kind: BetKind;
+  stakeCents: bigint;
+  combinations: number;
+  /** Fixed odds: the odds taken (a multi's product) and those the user saw. */
+  odds: Decimal | null;
+  seenOdds: Decimal | null;
+  legPrices: Decimal[];
+  /** Tote: the percentage of the whole stake, as a decimal string. */
+  percentage: string | null;
+  races: CatalogueRace[];
+  requestHash: string;
+}
+
+const bad = (code: ErrorCode, message: string) => new AppError(code, message);
+
+/** Checks the input alone (no database): kind, key, selections, stake. */
+export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: bigint } {
+  if (!(BET_KINDS as readonly string[]).includes(input.type)) throw bad('invalid_selection', `type must be one of ${BET_KINDS.join(', ')}`);
+  const kind = input.type as BetKind;
+  const key = input.idempotencyKey;
+  if (key.length < 1 || key.length > 128 || /[\u0000-\u001f\u007f]/.test(key)) {
+    throw bad('bad_request', 'idempotencyKey must be 1 to 128 characters, without control characters');
+  }
+  const problem = selectionProblem(kind, input.legs.map((l) => l.selections), input.boxed === true);
+  if (problem) throw bad('invalid_selection', problem);
+  const stake = parseStake(input.stake);
+  if (typeof stake === 'string') throw bad('invalid_stake', stake);
+  return { kind, stakeCents: stake };
+}
+
+/** A digest of the request as the user meant it: a replay with another body is refused. */
+export function requestHash(input: PlaceBetInput): string {
+  const canonical = JSON.stringify([input.type, input.stake, input.boxed === true, input.bonus === true,
+    input.legs.map((l) => [l.meetingId, l.raceNumber, l.selections, l.price ?? null])]);
+  return createHash('sha256').update(canonical).digest('hex');
+}
+
+/** Reads the races, applies the catalogue checks and prices the bet. */
+export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint, tx?: Queryable): Promise<Priced> {
+  const races = await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber, tx ? { tx, lock: true } : undefined)));
+  const pools = kind === 'QUADDIE' || kind === 'DAILY_DOUBLE' ? await catalogue.getPools(input.legs[0]!.meetingId) : [];
+  const checked = checkPlacement(kind, input.legs, races, pools);
+  if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
+  const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
+  const fixed = KIND_RULES[kind].pricing === 'fixed';
+  const seen = fixed ? input.legs.map((l) => seenPrice(l.price!)) : [];
+  return {
+    kind,
+    stakeCents,
+    combinations: count,
+    odds: fixed ? multiply(checked.prices) : null,
+    seenOdds: fixed ? multiply(seen) : null,
+    legPrices: checked.prices,
+    percentage: fixed ? null : percentageText(stakeCents, count),
+    races: races as CatalogueRace[],
+    requestHash: requestHash(input),
+  };
+}
+
+export function percentageText(stakeCents: bigint, count: number): string {
+  return formatDecimal(percentageUnits(stakeCents, count), PERCENTAGE_PLACES, 'fixed');
+}
+
+/** A seen price (a JSON number) as the decimal its sender wrote (to 6 places), trailing zeros dropped. */
+function seenPrice(price: number): Decimal {
+  return decimal(formatDecimal(fromNumber(price, 6).units, 6, 'trim'))!;
+}
+
+export const oddsText = (odds: Decimal | null): string | null => (odds ? formatOdds(odds) : null);
+export const dollars = centsToDollars;
