@@ -7,6 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
+import { centsToDollars, parseDollars } from '../../racing/money.ts';
+import type { TenantService } from '../tenants/tenants.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
@@ -30,9 +32,25 @@ export interface BettingDeps {
   db: Pool;
   catalogue: CatalogueReader;
   wallet: Pick<WalletService, 'reserve' | 'enqueue'>;
+  tenants: Pick<TenantService, 'requireTenant'>;
   clock: () => Date;
   /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
   interruptedAfterMs: number;
+}
+
+/** A limit in dollars ("50", "2500.00"), null to remove it; undefined keeps the current one. */
+export interface LimitsInput {
+  maxStake?: string | null;
+  maxPayout?: string | null;
+  maxRunnerLiability?: string | null;
+}
+
+function limitValue(name: string, given: string | null | undefined, current: string | null | undefined): string | null {
+  if (given === undefined) return current ?? null;
+  if (given === null) return null;
+  const cents = parseDollars(given);
+  if (cents === undefined || cents <= 0n || cents >= 10n ** 16n) throw new AppError('bad_request', `--${name} must be an amount in dollars above 0 with at most two decimals (or "none"), got "${given.slice(0, 40)}"`);
+  return centsToDollars(cents);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -124,6 +142,19 @@ export function createBettingService(deps: BettingDeps) {
 
   return {
     placeBet,
+
+    /** Sets the tenant's acceptance limits; a limit not given is kept, `null` removes it. */
+    async setLimits(tenantId: string, input: LimitsInput) {
+      await deps.tenants.requireTenant(tenantId);
+      const current = await q.findLimits(db, tenantId);
+      const next: q.LimitsRow = {
+        max_stake: limitValue('max-stake', input.maxStake, current?.max_stake),
+        max_payout: limitValue('max-payout', input.maxPayout, current?.max_payout),
+        max_runner_liability: limitValue('max-runner-liability', input.maxRunnerLiability, current?.max_runner_liability),
+      };
+      const row = await q.upsertLimits(db, tenantId, next, clock());
+      return { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() };
+    },
 
     async getBet(user: Pick<BettingUser, 'tenantId' | 'userId'>, betId: string): Promise<BetView | null> {
       const bet = UUID.test(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
