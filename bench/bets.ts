@@ -1,0 +1,138 @@
+// npm run bench:bets — bet placements per second end to end: one `wagerline serve` process (with
+// its wallet worker), the reference wallet sandbox in a process of its own, WIN bets placed through
+// POST /graphql with RS256 user tokens, at 0 ms and 20 ms wallet latency and concurrency 1 and 16.
+// A placement is counted when its answer is back (the reserve asked, the confirm queued); the
+// confirms' delivery is reported apart. Uses DATABASE_URL's server (a scratch database is created
+// and dropped) or an embedded PostgreSQL in a temporary directory.
+// Last line: one JSON object with the figures.
+import type { ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { startEmbedded } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { runCli, startCli } from '../test/helpers/cli.ts';
+import { startIdentityProvider } from '../test/helpers/jwks.ts';
+import { freePort } from '../test/helpers/net.ts';
+
+const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
+const USERS = 100;
+const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
+const MEETING = 990001;
+const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id status } }';
+
+interface Run { latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number }
+
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+async function server(): Promise<{ url: string; stop(): Promise<void> }> {
+  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-'));
+  chmodSync(dir, 0o755);
+  const embedded = await startEmbedded(dir, await freePort());
+  return { url: embedded.url, stop: async () => { await embedded.stop(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+function catalogFile(dir: string): string {
+  const runners = Array.from({ length: 12 }, (_, i) => ({ number: i + 1, name: `Runner ${i + 1}`, win: 3 + i, place: 1.5 }));
+  const file = path.join(dir, 'bench-day.json');
+  writeFileSync(file, JSON.stringify({
+    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Bench Park', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: new Date(Date.now() + 6 * 3600_000).toISOString(), products: ['win', 'place'], runners }],
+  }));
+  return file;
+}
+
+function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: string }> {
+  return startCli(['wallet-sandbox', '--memory', '--port', '0', '--client-id', CLIENT.id, '--client-secret', CLIENT.secret,
+    '--latency-ms', String(latencyMs), '--opening-balance', '1000000'], {}).then(({ child, first }) => ({ child, url: first.url }));
+}
+
+async function run(env: Record<string, string>, latencyMs: number, concurrency: number, tokens: string[], db: pg.Client): Promise<Run> {
+  const sandbox = await startSandbox(latencyMs);
+  const tenant = (await runCli(['tenant', 'create', '--name', `bench ${latencyMs} ${concurrency}`], env)).json().tenant_id as string;
+  for (const args of [
+    ['tenant', 'set-wallet', tenant, '--url', sandbox.url, '--auth', 'client_credentials', '--client-id', CLIENT.id, '--client-secret', CLIENT.secret],
+    ['tenant', 'set-auth', tenant, '--mode', 'jwt', '--jwks-url', env.BENCH_JWKS_URL!, '--client-id', 'bench-frontend'],
+  ]) {
+    const res = await runCli(args, env);
+    if (res.code !== 0) throw new Error(`${args.join(' ')}: ${res.stderr}`);
+  }
+  const serve = await startCli(['serve'], { ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+  const http = new HttpPool(serve.first.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
+  const latencies: number[] = [];
+  let next = 0;
+  const body = (i: number) => JSON.stringify({ query: PLACE, variables: { input: {
+    idempotencyKey: `bench-${i}`, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
+  } } });
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (next < PLACEMENTS) {
+      const i = next++;
+      const s = performance.now();
+      const res = await http.request({ method: 'POST', path: '/graphql', body: body(i),
+        headers: { 'content-type': 'application/json', 'x-tenant-id': tenant, authorization: `Bearer ${tokens[i % tokens.length]}` } });
+      const text = await res.body.text();
+      if (!text.includes('"ACCEPTED"')) throw new Error(`placement ${i}: ${text}`);
+      latencies.push(performance.now() - s);
+    }
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  for (;;) {
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM wallet_calls WHERE tenant_id = $1 AND status <> 'delivered' AND op = 'confirm'", [tenant]);
+    if (rows[0].n === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  const delivered = (performance.now() - t0) / 1000;
+  await http.close();
+  serve.child.kill('SIGTERM');
+  sandbox.child.kill('SIGTERM');
+  latencies.sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v * 10) / 10;
+  return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50)),
+    p99_ms: round(percentile(latencies, 99)), delivered_after_s: round(delivered) };
+}
+
+async function main(): Promise<void> {
+  const pgServer = await server();
+  const name = `wl_bench_bets_${process.pid}`;
+  const admin = new pg.Client({ connectionString: pgServer.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(pgServer.url);
+  url.pathname = `/${name}`;
+  const idp = await startIdentityProvider('bench-frontend');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-bets-'));
+  const db = new pg.Client({ connectionString: url.toString() });
+  const results: Run[] = [];
+  try {
+    await migrate(url.toString());
+    await db.connect();
+    const env = { DATABASE_URL: url.toString(), WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir,
+      LOG_LEVEL: 'warn', BENCH_JWKS_URL: idp.url };
+    const imported = await runCli(['catalog', 'import', catalogFile(dir)], env);
+    if (imported.code !== 0) throw new Error(imported.stderr);
+    const tokens = await Promise.all(Array.from({ length: USERS }, () => idp.token(randomUUID(), { expiresIn: '2h' })));
+    for (const latency of [0, 20]) {
+      for (const concurrency of [1, 16]) {
+        const r = await run(env, latency, concurrency, tokens, db);
+        process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, confirms delivered after ${r.delivered_after_s} s\n`);
+        results.push(r);
+      }
+    }
+  } finally {
+    await db.end().catch(() => undefined);
+    await idp.close();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+    await pgServer.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+  process.stdout.write(`${JSON.stringify({ bench: 'bets', placements_per_run: PLACEMENTS, runs: results })}\n`);
+}
+
+await main();

@@ -1,0 +1,101 @@
+// A placement killed between reserve and confirm: the real `wagerline serve` is killed with SIGKILL
+// while the wallet is still answering the reserve (so the wallet holds the stake and nobody
+// confirms it). After a restart, the placement guard releases the reservation: no money stays
+// held, nothing is confirmed, and the bet reads as rejected.
+import assert from 'node:assert/strict';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
+import { runCli, startCli } from '../helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
+import { startIdentityProvider, type TestIdentityProvider } from '../helpers/jwks.ts';
+import { freePort } from '../helpers/net.ts';
+import { CLIENT, until } from '../wallet-fixtures.ts';
+
+const MEETING = 880002;
+let db: TestDatabase;
+let idp: TestIdentityProvider;
+let sandbox: WalletSandbox;
+let env: Record<string, string>;
+let tenantId: string;
+
+before(async () => {
+  db = await freshDatabase();
+  idp = await startIdentityProvider();
+  // Every wallet call waits 600 ms before it takes effect: time to kill the service mid-reserve.
+  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 600 });
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-crash-'));
+  env = {
+    DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn',
+    WAGERLINE_WALLET_TIMEOUT_MS: '2000', WAGERLINE_WALLET_LEASE_MS: '3000', WAGERLINE_WALLET_POLL_MS: '200',
+    WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000',
+  };
+  const cli = async (args: string[]) => {
+    const res = await runCli(args, env);
+    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+    return res.json();
+  };
+  tenantId = (await cli(['tenant', 'create', '--name', 'Crash E2E'])).tenant_id;
+  await cli(['tenant', 'set-wallet', tenantId, '--url', sandbox.url, '--auth', 'client_credentials', '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret]);
+  await cli(['tenant', 'set-auth', tenantId, '--mode', 'jwt', '--jwks-url', idp.url, '--client-id', idp.clientId]);
+  const file = path.join(dir, 'day.json');
+  writeFileSync(file, JSON.stringify({
+    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Caulfield', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
+      runners: [{ number: 1, name: 'One', win: 2.5, place: 1.3 }, { number: 2, name: 'Two', win: 4, place: 1.8 }] }],
+  }));
+  await cli(['catalog', 'import', file]);
+});
+
+after(async () => {
+  await sandbox.close();
+  await idp.close();
+  await db.drop();
+});
+
+test('SIGKILL between reserve and confirm: after a restart no money stays held and the bet is rejected', { timeout: 60_000 }, async () => {
+  const userId = randomUUID();
+  const first = await startCli(['serve'], { ...env, PORT: String(await freePort()) });
+  const placing = fetch(`${first.first.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-tenant-id': tenantId, authorization: `Bearer ${await idp.token(userId)}` },
+    body: JSON.stringify({
+      query: 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id status } }',
+      variables: { input: { idempotencyKey: 'crash-1', type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[2]], price: 4 }], stake: 25 } },
+    }),
+  }).catch((error: unknown) => error);
+  await until('the reserve to reach the wallet', () => sandbox.requests().some((r) => r.op === 'reserve'));
+  first.child.kill('SIGKILL');
+  assert.ok((await placing) instanceof Error, 'the frontend saw the connection drop');
+  await until('the wallet to hold the stake', async () => (await sandbox.balances(userId)).reserved === '25.00');
+
+  const second = await startCli(['serve'], { ...env, PORT: String(await freePort()) });
+  try {
+    await until('the reservation to be released', async () => {
+      const b = await sandbox.balances(userId);
+      return b.reserved === '0.00' && b.cash === '1000.00';
+    }, 30_000);
+    const { rows: [bet] } = await db.pool.query('SELECT bet_id FROM bets WHERE user_id = $1', [userId]);
+    const ops = sandbox.requests().filter((r) => (r.body as { betId?: string })?.betId === bet.bet_id).map((r) => r.op);
+    assert.ok(!ops.includes('confirm'), `nothing confirmed: ${ops.join(', ')}`);
+    assert.ok(ops.includes('refundBet'));
+    const effects = await sandbox.effects();
+    for (const [transactionId, count] of effects) assert.ok(count <= 1, `${transactionId} took effect ${count} times`);
+    // Read after the interruption window: the bet is rejected, not left pending.
+    await until('the bet to read as rejected', async () => {
+      const res = await fetch(`${second.first.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-tenant-id': tenantId, authorization: `Bearer ${await idp.token(userId)}` },
+        body: JSON.stringify({ query: `{ bet(id: "${bet.bet_id}") { status reasonCode } }` }),
+      });
+      const body = (await res.json()) as { data?: { bet?: { status: string; reasonCode: string } } };
+      return body.data?.bet?.status === 'REJECTED' && body.data.bet.reasonCode === 'placement_interrupted';
+    }, 20_000);
+  } finally {
+    second.child.kill('SIGTERM');
+  }
+});
