@@ -28,15 +28,26 @@ function read(): Source[] {
     return {
       file,
       text,
-      local: specs.filter((s) => s.startsWith('.')).map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s))),
+      // NodeNext lets `./x.js` name `./x.ts`: both are the same edge of the graph.
+      local: specs.filter((s) => s.startsWith('.'))
+        .map((s) => path.posix.normalize(path.posix.join(path.posix.dirname(file), s)).replace(/\.js$/, '.ts')),
       external: specs.filter((s) => !s.startsWith('.')),
     };
   });
 }
 
+/** The code of a file without its comments (for the scans of names that are not imports). */
+const code = (text: string) => text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
+
 const sources = read();
 const moduleOf = (file: string) => /^modules\/([^/]+)\//.exec(file)?.[1];
 const offences = (check: (s: Source) => string[]) => sources.flatMap(check).sort();
+
+test('every local import names a file of src/, literally (no computed import paths)', () => {
+  const files = new Set(sources.map((s) => s.file));
+  assert.deepEqual(offences((s) => s.local.filter((i) => !files.has(i) && !i.startsWith('../')).map((i) => `${s.file} imports missing ${i}`)), []);
+  assert.deepEqual(offences((s) => (/\bimport\(\s*[^'"\s]/.test(code(s.text)) ? [`${s.file} has an import() of a computed path`] : [])), []);
+});
 
 test('the import graph has no cycle, type-only imports included', () => {
   const graph = new Map(sources.map((s) => [s.file, s.local]));
@@ -59,6 +70,10 @@ test('the import graph has no cycle, type-only imports included', () => {
 test('the racing domain is pure: it imports nothing but itself (no I/O, no framework, no SQL)', () => {
   assert.deepEqual(offences((s) => (s.file.startsWith('racing/')
     ? [...s.external, ...s.local.filter((l) => !l.startsWith('racing/'))].map((i) => `${s.file} imports ${i}`)
+    : [])), []);
+  const ambient = /\b(process|fetch|require|globalThis|setTimeout|setInterval|console|Date\.now)\b/g;
+  assert.deepEqual(offences((s) => (s.file.startsWith('racing/')
+    ? [...code(s.text).matchAll(ambient)].map((m) => `${s.file} uses ${m[0]}`)
     : [])), []);
 });
 
@@ -86,22 +101,35 @@ test('operator tools import no service module: only the racing domain, the wire 
     : [])), []);
 });
 
-test('only the HTTP and GraphQL adapters import Fastify inside modules/', () => {
+test('only the HTTP and GraphQL adapters import the web framework inside modules/', () => {
+  const web = (i: string) => ['fastify', 'fastify-plugin', 'mercurius', 'graphql'].includes(i) || i.startsWith('@fastify/');
   assert.deepEqual(offences((s) => (s.file.startsWith('modules/') && !/\.(http|graphql)\.ts$/.test(s.file)
-    ? s.external.filter((i) => i === 'fastify' || i.startsWith('@fastify/')).map((i) => `${s.file} imports ${i}`)
+    ? s.external.filter(web).map((i) => `${s.file} imports ${i}`)
     : [])), []);
 });
 
-test('services are built in one place: the composition root (src/services.ts)', () => {
-  const builds = /(?<!function )\bcreate[A-Z]\w*Service\(/g;
-  assert.deepEqual(offences((s) => (s.file === 'services.ts'
-    ? []
-    : [...s.text.matchAll(builds)].map((m) => `${s.file} calls ${m[0]}`))), []);
+test('services are built in one place: the composition root (src/services.ts), or inside their own module', () => {
+  assert.deepEqual(offences((s) => (s.file === 'services.ts' ? [] : serviceFactoriesImported(s).map((name) => `${s.file} imports ${name}`))), []);
 });
 
 test('production code never imports from test/', () => {
   assert.deepEqual(offences((s) => s.local.filter((i) => i.startsWith('../')).map((i) => `${s.file} imports ${i}`)), []);
 });
+
+/** The service factories (`create…` values of another module's `*.service.ts`) a file imports, aliases seen through. */
+function serviceFactoriesImported(s: Source): string[] {
+  const tree = ts.createSourceFile(s.file, s.text, ts.ScriptTarget.Latest);
+  return tree.statements.filter(ts.isImportDeclaration).flatMap((decl) => {
+    const from = (decl.moduleSpecifier as ts.StringLiteral).text;
+    const target = path.posix.normalize(path.posix.join(path.posix.dirname(s.file), from));
+    const bindings = decl.importClause?.namedBindings;
+    if (!/\.service\.(ts|js)$/.test(from) || decl.importClause?.isTypeOnly) return [];
+    if (moduleOf(s.file) !== undefined && moduleOf(s.file) === moduleOf(target)) return [];
+    if (bindings && ts.isNamespaceImport(bindings)) return [`* from ${from}`];
+    return (bindings?.elements ?? []).filter((e) => !e.isTypeOnly && (e.propertyName ?? e.name).text.startsWith('create'))
+      .map((e) => (e.propertyName ?? e.name).text);
+  });
+}
 
 /** Whether every import of `target` in the file is `import type` (types of a row shape, no code). */
 function isTypeOnly(s: Source, target: string): boolean {

@@ -48,7 +48,7 @@ test('more places than kept are rounded half away from zero, on the digits, neve
 test('dollars and cents: two decimals exactly, negatives and other forms refused', () => {
   assert.equal(parseDollars('12.5'), 1250n);
   assert.equal(parseDollars(' 007 '), 700n);
-  for (const wrong of ['-1', '1.234', '1e3', '', 'abc', '1.', '.5', '0x10']) assert.equal(parseDollars(wrong), undefined, wrong);
+  for (const wrong of ['-1', '-0', '-0.00', '+1', '1.234', '1e3', '', 'abc', '1.', '.5', '0x10']) assert.equal(parseDollars(wrong), undefined, wrong);
   assert.equal(centsToDollars(1250n), '12.50');
   assert.equal(centsToDollars(-5), '-0.05');
   fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (cents) => parseDollars(centsToDollars(cents)) === cents));

@@ -63,10 +63,10 @@ export function fromNumber(n: number, places: number): ExactNumber {
   return { units: sign === '-' ? -units : units, sentPlaces: fracPart.length };
 }
 
-/** Dollars as text with at most two decimals ("12.5", "007") → cents; undefined when not that. */
+/** Dollars as text with at most two decimals ("12.5", "007") → cents; undefined when not that (a sign included). */
 export function parseDollars(text: string): bigint | undefined {
-  const cents = parseDecimal(text.trim(), CENT_PLACES);
-  return cents === undefined || cents < 0n ? undefined : cents;
+  const trimmed = text.trim();
+  return /^\d/.test(trimmed) ? parseDecimal(trimmed, CENT_PLACES) : undefined;
 }
 
 /** Cents → dollars with exactly two decimals: 1250 → "12.50". */

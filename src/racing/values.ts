@@ -1,6 +1,18 @@
 // The value rules of racing data: ISO 8601 timestamps with a UTC offset, calendar dates and
 // digit-string integers (money is in money.ts).
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A UUID in its canonical text form (any case): the ids of tenants, bets, users and wallet calls. */
+export function isUuid(value: unknown): value is string {
+  return typeof value === 'string' && UUID.test(value);
+}
+
+/** A JSON object (not an array, not null). */
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /** Race numbers within a meeting run from 1 to this. */
 export const MAX_RACE_NUMBER = 99;
 

@@ -7,8 +7,8 @@ import { centsOnWire, centsToDollars, parseDollars, type AmountUnit } from '../r
 
 export { AMOUNT_UNITS, type AmountUnit } from '../racing/money.ts';
 
-/** The largest amount a wallet call carries: 14 integer digits of dollars (NUMERIC(16,2)). */
-const MAX_CENTS = 10n ** 16n - 1n;
+/** At most 14 whole digits of dollars, as NUMERIC(16,2) stores them (leading zeros counted, as always). */
+const DOLLARS = /^\d{1,14}(?:\.\d{1,2})?$/;
 
 /** "12.5" → "12.50"; refuses negatives, more than two decimals, exponents and floats. */
 export function normalizeAmount(amount: string | bigint, where = 'amount'): string {
@@ -16,18 +16,11 @@ export function normalizeAmount(amount: string | bigint, where = 'amount'): stri
     if (amount < 0n) throw new AppError('bad_request', `${where} must not be negative`);
     return centsToDollars(amount);
   }
-  const cents = typeof amount === 'string' ? parseDollars(amount) : undefined;
-  if (cents === undefined || cents > MAX_CENTS) {
-    throw new AppError('bad_request', `${where} must be a decimal string of dollars with at most two decimals (e.g. "12.50"), got ${describe(amount)}`);
+  const cents = typeof amount === 'string' && DOLLARS.test(amount.trim()) ? parseDollars(amount) : undefined;
+  if (cents === undefined) {
+    throw new AppError('bad_request', `${where} must be a decimal string of dollars with at most two decimals (e.g. "12.50"), got ${JSON.stringify(amount)}`);
   }
   return centsToDollars(cents);
-}
-
-/** A short, safe rendering of what was given (never a client's value whole). */
-function describe(value: unknown): string {
-  if (typeof value === 'number' || typeof value === 'bigint') return String(value);
-  if (typeof value !== 'string') return `a ${value === null ? 'null' : typeof value}`;
-  return JSON.stringify(value.length > 24 ? `${value.slice(0, 24)}…` : value);
 }
 
 export function dollarsToCents(dollars: string): bigint {

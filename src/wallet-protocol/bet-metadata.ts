@@ -4,6 +4,7 @@
 // the reference wallet sandbox: `id` (the bet's UUID) and `legs` are required, every other field
 // of 2.5 is type-checked when present, and unknown fields pass (spec 2.4: extra fields allowed).
 import { AppError } from '../errors.ts';
+import { isObject } from '../racing/values.ts';
 
 export interface BetSelection {
   statusId?: number;
@@ -70,40 +71,49 @@ export function isOfKind(value: unknown, kind: Kind): boolean {
   }
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+
+
+/**
+ * How a problem is worded: the caller cites the spec and checks types first; the wallet sandbox
+ * answers as an operator's wallet would (required fields first, no spec references).
+ */
+export interface ProblemStyle {
+  /** The bet the call is for: betMetadata.id must be it (the caller's check). */
+  betId?: string;
+  wallet?: boolean;
 }
 
-/** The first field of `value` that is not of the kind `shape` gives it, as a message; undefined when none. */
-function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>): string | undefined {
+const kindText = (kind: Kind, wallet: boolean) => (kind === 'integer' ? 'an integer' : kind === 'string|null' && !wallet ? 'a string or null' : `a ${kind}`);
+
+/** The first field of `value` that is missing (`required`) or not of the kind `shape` gives it; undefined when none. */
+export function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>, style: ProblemStyle, required: string[] = []): string | undefined {
   if (!isObject(value)) return `${where} must be an object`;
+  const cite = style.wallet ? '' : ' (spec 2.5)';
+  for (const name of required) if (value[name] === undefined) return `${where}.${name} is required`;
   for (const [name, kind] of Object.entries(shape)) {
     const field = value[name];
-    if (field !== undefined && !isOfKind(field, kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : kind === 'string|null' ? 'a string or null' : `a ${kind}`} (spec 2.5)`;
+    if (field !== undefined && !isOfKind(field, kind)) return `${where}.${name} must be ${kindText(kind, style.wallet === true)}${cite}`;
   }
   return undefined;
 }
 
-/**
- * The first problem of a confirm's betMetadata against spec 2.5, or undefined when it has none.
- * `betId`, when given, is the bet the call is for. The caller and the sandbox apply the same rules.
- */
-export function betMetadataProblem(value: unknown, betId?: string): string | undefined {
-  const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE);
+/** The first problem of a confirm's betMetadata against spec 2.5, or undefined when it has none. */
+export function betMetadataProblem(value: unknown, style: ProblemStyle = {}): string | undefined {
+  const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE, style, style.wallet ? ['id', 'legs'] : []);
   if (top) return top;
   const meta = value as Record<string, unknown>;
   if (typeof meta.id !== 'string') return 'betMetadata.id (the bet UUID) is required (spec 2.5)';
-  if (betId !== undefined && meta.id.toLowerCase() !== betId.toLowerCase()) return `betMetadata.id must be the bet's id ${betId}, got ${JSON.stringify(meta.id.slice(0, 40))}`;
+  if (style.betId !== undefined && meta.id.toLowerCase() !== style.betId.toLowerCase()) return `betMetadata.id must be the bet's id ${style.betId}, got ${JSON.stringify(meta.id)}`;
   if (!Array.isArray(meta.legs)) return 'betMetadata.legs (an array) is required (spec 2.5)';
   for (const [i, leg] of meta.legs.entries()) {
-    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE);
+    const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE, style);
     if (problem) return problem;
     for (const [j, sel] of (((leg as { selection?: unknown[] }).selection) ?? []).entries()) {
       const where = `betMetadata.legs[${i}].selection[${j}]`;
-      const p = shapeProblem(sel, where, SELECTION_SHAPE);
+      const p = shapeProblem(sel, where, SELECTION_SHAPE, style);
       if (p) return p;
       const ids = (sel as { selectionId?: unknown[] }).selectionId;
-      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings (spec 2.5)`;
+      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings${style.wallet ? '' : ' (spec 2.5)'}`;
     }
   }
   return undefined;
@@ -111,7 +121,7 @@ export function betMetadataProblem(value: unknown, betId?: string): string | und
 
 /** Checks a confirm's betMetadata against spec 2.5; `betId` is the bet the call is for. */
 export function validateBetMetadata(value: unknown, betId: string | undefined): BetMetadata {
-  const problem = betMetadataProblem(value, betId);
+  const problem = betMetadataProblem(value, betId === undefined ? {} : { betId });
   if (problem) throw new AppError('bad_request', problem);
   return value as BetMetadata;
 }

@@ -5,6 +5,7 @@
 import { AppError } from '../errors.ts';
 import { amountOnWire, type AmountUnit } from './amounts.ts';
 import { validateBetMetadata, type BetMetadata } from './bet-metadata.ts';
+import { isUuid } from '../racing/values.ts';
 
 export const OPERATIONS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credit'] as const;
 export type Operation = (typeof OPERATIONS)[number];
@@ -44,10 +45,8 @@ export interface WireCall {
   token?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export function requireUuid(value: unknown, what: string): string {
-  if (typeof value !== 'string' || !UUID.test(value)) {
+  if (!isUuid(value)) {
     throw new AppError('bad_request', `${what} must be a UUID, got ${JSON.stringify(value)}`);
   }
   return value.toLowerCase();

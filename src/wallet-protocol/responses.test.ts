@@ -50,7 +50,7 @@ test('amounts: dollars with two decimals or integer cents, no floats', () => {
   assert.equal(normalizeAmount(1250n), '12.50');
   assert.equal(amountOnWire('0.1', 'cents'), '10');
   assert.equal(amountOnWire('19.99', 'dollars'), '19.99');
-  for (const wrong of ['-1', '1.234', '1e3', '', 'abc', '1.']) assert.throws(() => normalizeAmount(wrong), /amount must be/);
+  for (const wrong of ['-1', '-0', '-0.00', '000000000000001', '1.234', '1e3', '', 'abc', '1.']) assert.throws(() => normalizeAmount(wrong), /amount must be/);
   fc.assert(fc.property(fc.bigInt({ min: 0n, max: 10n ** 15n }), (cents) => dollarsToCents(centsToDollars(cents)) === cents));
 });
 

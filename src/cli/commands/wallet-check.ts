@@ -5,14 +5,13 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { runWalletCheck, type CheckAuth } from '../../tools/wallet-check/index.ts';
 import { html, markdown, table } from '../../tools/wallet-check/report.ts';
 import { emit, fail } from '../run.ts';
+import { isUuid } from '../../racing/values.ts';
 
 interface Opts {
   url: string; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string; apiKey?: string;
   apiKeyHeader: string; user?: string; amountUnit: 'dollars' | 'cents'; timeoutMs: number; report?: string;
   signingSecret?: string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 function reportFormat(path: string): 'html' | 'md' {
   if (/\.html?$/i.test(path)) return 'html';
@@ -36,7 +35,7 @@ async function run(opts: Opts): Promise<void> {
     if (!opts.clientId || !opts.clientSecret) fail('--auth client_credentials needs --client-id and --client-secret', 2);
     auth = { kind: 'client_credentials', clientId: opts.clientId, clientSecret: opts.clientSecret };
   }
-  if (opts.user && !UUID.test(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
+  if (opts.user && !isUuid(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
   const format = opts.report ? reportFormat(opts.report) : undefined;
   const report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs,
     signingSecret: opts.signingSecret });

@@ -3,8 +3,10 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase, type Database } from '../../db/database.ts';
+import { parseDollars } from '../../racing/money.ts';
 import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxAuth } from '../../tools/wallet-sandbox/index.ts';
 import { config, describeError, emit, fail } from '../run.ts';
+import { isUuid } from '../../racing/values.ts';
 
 interface Opts {
   host: string; port: number; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string;
@@ -19,12 +21,10 @@ interface Seed {
   bonus?: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** --seed <userId>=<cash>[:<bonus>], repeatable: a user who starts with these balances (dollars). */
 function seed(raw: string, previous: Seed[] = []): Seed[] {
   const match = /^([^=]+)=(\d+(?:\.\d{1,2})?)(?::(\d+(?:\.\d{1,2})?))?$/.exec(raw.trim());
-  if (!match || !UUID.test(match[1]!)) throw new InvalidArgumentError('must be <user uuid>=<cash>[:<bonus>], amounts in dollars, e.g. 6f1c7a52-…=50.00:10');
+  if (!match || !isUuid(match[1]!)) throw new InvalidArgumentError('must be <user uuid>=<cash>[:<bonus>], amounts in dollars, e.g. 6f1c7a52-…=50.00:10');
   return [...previous, { userId: match[1]!, cash: match[2]!, ...(match[3] !== undefined && { bonus: match[3] }) }];
 }
 
@@ -42,7 +42,7 @@ function rate(raw: string): number {
 }
 
 function amount(raw: string): string {
-  if (!/^\d+(\.\d{1,2})?$/.test(raw)) throw new InvalidArgumentError('must be an amount in dollars with at most two decimals');
+  if (raw.trim() !== raw || parseDollars(raw) === undefined) throw new InvalidArgumentError('must be an amount in dollars with at most two decimals');
   return raw;
 }
 

@@ -6,6 +6,7 @@ import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
+import { isUuid } from '../../racing/values.ts';
 
 export const FRONTEND_SCHEMA = /* GraphQL */ `
   enum BetType { WIN PLACE EXACTA QUINELLA TRIFECTA FIRST_FOUR MULTI QUADDIE DAILY_DOUBLE }
@@ -70,7 +71,7 @@ export function decodeBetCursor(cursor: string): { createdAt: string; betId: str
   }
   if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
     && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value[0]) && !Number.isNaN(Date.parse(value[0]))
-    && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value[1])) {
+    && isUuid(value[1]) && value[1] === value[1].toLowerCase()) {
     return { createdAt: value[0], betId: value[1] };
   }
   throw new AppError('bad_request', 'after is not a cursor this service issued (use endCursor as returned)');

@@ -14,6 +14,7 @@ import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import { takeBet } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput } from './placement.ts';
+import { isUuid } from '../../racing/values.ts';
 
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
@@ -52,8 +53,6 @@ function limitValue(name: string, given: string | null | undefined, current: str
   if (cents === undefined || cents <= 0n || cents >= 10n ** 16n) throw new AppError('bad_request', `--${name} must be an amount in dollars above 0 with at most two decimals (or "none"), got "${given.slice(0, 40)}"`);
   return centsToDollars(cents);
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createBettingService(deps: BettingDeps) {
   const { db, clock } = deps;
@@ -157,7 +156,7 @@ export function createBettingService(deps: BettingDeps) {
     },
 
     async getBet(user: Pick<BettingUser, 'tenantId' | 'userId'>, betId: string): Promise<BetView | null> {
-      const bet = UUID.test(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
+      const bet = isUuid(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
       return bet && bet.user_id === user.userId ? view(bet) : null;
     },
 

@@ -1,5 +1,5 @@
 // POST /public/uploadRace (V1), POST /public/uploadRaceV2 (V2) and GET /public/bets (spec 4.1, 9).
-// The upload body is validated by the hand-written validator (validate.ts), not by Ajv: it must
+// The upload body is validated by the hand-written validator (validate-batch.ts, validate-bet.ts), not by Ajv: it must
 // report every invalid bet as {index, id, field, message} and stay fast on 1,000-bet batches. The
 // TypeBox schema below documents the body in the OpenAPI document only.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
@@ -96,7 +96,7 @@ export function registerIntakeRoutes(app: FastifyInstance, service: IntakeServic
     app.post(version === 1 ? '/public/uploadRace' : '/public/uploadRaceV2', {
       bodyLimit: config.WAGERLINE_UPLOAD_BODY_LIMIT_BYTES,
       onRequest: [auth, requireJson],
-      // Documented by the schema, validated by validate.ts (see the top of this file).
+      // Documented by the schema, validated by validate-batch.ts (see the top of this file).
       validatorCompiler: () => () => true,
       schema: {
         summary: version === 1 ? 'Upload the bets of one race (V1: integer bet ids)' : 'Upload the bets of one race (V2: string bet ids)',

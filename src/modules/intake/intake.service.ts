@@ -7,8 +7,8 @@ import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
-import { isObject, MAX_LEG } from './validate-bet.ts';
-import { MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
+import { MAX_LEG } from './validate-bet.ts';
+import { isObject, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
 
 export interface UploadResult {
   meeting_id: number;

@@ -2,8 +2,8 @@
 // rule, collects EVERY problem of EVERY bet (one invalid bet rejects the batch, and the operator
 // needs the whole list to fix it), and writes the valid values straight into column arrays for
 // the set-based insert. Valid bets allocate no error objects. Rules are listed in docs/upload.md.
-import { isObject, validateBet, Warnings, type BetState } from './validate-bet.ts';
-import { MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
+import { isObject, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
+import { validateBet, Warnings, type BetState } from './validate-bet.ts';
 import type { BetColumns, BetError, ValidationContext, ValidationResult } from './batch.ts';
 
 export const MAX_BETS = 1000;

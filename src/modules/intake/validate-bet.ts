@@ -3,6 +3,7 @@ import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RU
 import { MICRO_PLACES, numberToDecimal, parseDecimal } from '../../racing/money.ts';
 import { parseInstant, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
 import type { BetColumns, BetError, UploadWarning, ValidationContext } from './batch.ts';
+import { isObject } from '../../racing/values.ts';
 
 /** Tolerated clock difference between an operator and us for "placed in the future". */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -34,16 +35,12 @@ export class Warnings {
   }
 }
 
-/** Whether a - b = c, exactly (mixing Number and BigInt micro-units). */
 /** amount - payout = net_result, exactly (values as validated: at most 6 decimals). */
 function balances(amount: string, payout: string, netResult: string): boolean {
   const micros = (text: string) => parseDecimal(text, MICRO_PLACES)!;
   return micros(amount) - micros(payout) === micros(netResult);
 }
 
-export function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 /** Per-batch state of the per-bet helpers (module-level functions: no closures per bet). */
 export interface BetState {

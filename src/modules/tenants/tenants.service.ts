@@ -4,6 +4,7 @@ import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
 import * as q from './tenants.queries.ts';
+import { isUuid } from '../../racing/values.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -62,8 +63,7 @@ function view(row: q.ClientRow): ClientView {
 
 export function createTenantService({ db }: { db: Pool }) {
   async function requireTenant(tenantId: string): Promise<q.TenantRow> {
-    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-    const tenant = uuid.test(tenantId) ? await q.findTenant(db, tenantId) : undefined;
+    const tenant = isUuid(tenantId) ? await q.findTenant(db, tenantId) : undefined;
     if (!tenant) throw new AppError('tenant_not_found', `no tenant with id "${tenantId}"`);
     return tenant;
   }

@@ -44,7 +44,7 @@ export function createWalletService(deps: WalletServiceDeps) {
     metrics,
     clock,
     setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants }, input),
-    /** Queues a durable call in the caller's transaction (see wallet.outbox.ts). */
+    /** Queues a durable call in the caller's transaction (see outbox/enqueue.ts). */
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
     reserve: createReserver({
       db, box, http, clock, metrics,

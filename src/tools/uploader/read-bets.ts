@@ -3,6 +3,7 @@
 // where in the file it came from, so a rejected bet can be found again. Every problem in the
 // file is collected before anything is sent: a file is either sendable as a whole or not at all.
 import { parse as parseCsv } from 'csv-parse/sync';
+import { isObject } from '../../racing/values.ts';
 
 export type FileFormat = 'json' | 'ndjson' | 'csv';
 
@@ -50,9 +51,6 @@ export function detectFormat(file: string, text: string): FileFormat {
   return 'csv';
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** A positive integer (JSON integer or digit string) as canonical digits, else undefined. */
 export function canonicalId(value: unknown): string | undefined {

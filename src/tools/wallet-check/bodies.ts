@@ -1,13 +1,14 @@
 // Request bodies of spec 2.4 and 2.5, built by the checker itself (fresh UUIDs per transaction).
 // Amounts are integer cents here and converted to the wallet's wire unit at the edge.
 import { randomUUID } from 'node:crypto';
+import { centsOnWire, type AmountUnit } from '../../racing/money.ts';
+import type { BetMetadata } from '../../wallet-protocol/bet-metadata.ts';
 
-export type AmountUnit = 'dollars' | 'cents';
+export type { AmountUnit };
 
 /** Cents → the wire number: dollars with two decimals (from the decimal text, not by division) or cents. */
 export function wireAmount(cents: number, unit: AmountUnit): number {
-  if (unit === 'cents') return cents;
-  return Number(`${Math.trunc(cents / 100)}.${String(cents % 100).padStart(2, '0')}`);
+  return Number(centsOnWire(BigInt(cents), unit));
 }
 
 export interface Bet {
@@ -33,7 +34,7 @@ export function reserveBody(bet: Bet, cents: number, unit: AmountUnit) {
 }
 
 /** betMetadata of spec 2.5 for a one-leg win bet; ids and values are plausible, not meaningful. */
-export function betMetadata(bet: Bet, cents: number, unit: AmountUnit) {
+export function betMetadata(bet: Bet, cents: number, unit: AmountUnit): BetMetadata {
   return {
     id: bet.betId,
     ticketId: randomUUID(),

@@ -1,4 +1,5 @@
 // What the checks expect of a wallet's answers (spec 2.6) and of its balances.
+import { CENT_PLACES, centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { describe, type CheckClient, type Outcome } from './client.ts';
 import type { AmountUnit } from './bodies.ts';
 
@@ -61,12 +62,11 @@ export interface Money {
   bonus: number;
 }
 
+/** A balance in decimal dollars (a JSON number or string; negative in break modes) → cents. */
 function toCents(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  const m = /^(-?)(\d+)(?:\.(\d{1,2}))?$/.exec(text);
-  if (!m) return undefined;
-  const cents = Number(m[2]) * 100 + Number((m[3] ?? '').padEnd(2, '0'));
-  return m[1] ? -cents : cents;
+  const cents = parseDecimal(text, CENT_PLACES);
+  return cents === undefined ? undefined : Number(cents);
 }
 
 /** GET /balances/{userId} → cash and bonus in cents (decimal dollars on the wire), or undefined. */
@@ -79,10 +79,9 @@ export async function readBalances(ctx: Pick<Ctx, 'client' | 'userId'>): Promise
   return cash === undefined || bonus === undefined ? undefined : { cash, bonus };
 }
 
+/** A signed change of balance for the report: +12.50, -3.00. */
 export function dollars(cents: number): string {
-  const sign = cents < 0 ? '-' : '+';
-  const abs = Math.abs(cents);
-  return `${sign}${Math.trunc(abs / 100)}.${String(abs % 100).padStart(2, '0')}`;
+  return `${cents < 0 ? '-' : '+'}${centsToDollars(Math.abs(cents))}`;
 }
 
 /** A balance tracker: `expect(delta)` checks the change since `start` (only when the wallet can be inspected). */

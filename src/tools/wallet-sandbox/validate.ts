@@ -1,10 +1,11 @@
 // Validation of the request bodies of spec 2.4 and 2.5. Unknown fields are tolerated (spec 2.4:
 // "the operator must tolerate extra fields") unless the extra-fields break mode is on.
 import { centsFromWire } from '../../racing/money.ts';
-import { betMetadataProblem, isOfKind, type ValueKind } from '../../wallet-protocol/bet-metadata.ts';
+import { betMetadataProblem, isOfKind, shapeProblem, type ValueKind } from '../../wallet-protocol/bet-metadata.ts';
 import { TRANSACTION_TYPES as PROTOCOL_TYPES } from '../../wallet-protocol/operations.ts';
 import { errorAnswer, type Answer } from './codes.ts';
 import type { TransactionOp } from './types.ts';
+import { isUuid } from '../../racing/values.ts';
 
 /** Largest amount accepted: 10^13 cents (100 billion dollars), far inside the exact integer range. */
 export const MAX_CENTS = 10n ** 13n;
@@ -22,7 +23,6 @@ export interface TxRequest {
 
 export const TRANSACTION_TYPES: Partial<Record<TransactionOp, readonly string[]>> = PROTOCOL_TYPES;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const COMMON = ['transactionId', 'betId', 'userId', 'bonusFlag', 'amount'];
 const EXTRA: Record<TransactionOp, string[]> = {
   reserve: ['token', 'metadata'],
@@ -35,17 +35,6 @@ const EXTRA: Record<TransactionOp, string[]> = {
 
 type Kind = ValueKind;
 const kindOk = isOfKind;
-
-/** Checks the fields present in `value` against `shape`; `required` must be present. Returns the first problem. */
-function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>, required: string[] = []): string | undefined {
-  if (!kindOk(value, 'object')) return `${where} must be an object`;
-  const obj = value as Record<string, unknown>;
-  for (const name of required) if (obj[name] === undefined) return `${where}.${name} is required`;
-  for (const [name, kind] of Object.entries(shape)) {
-    if (obj[name] !== undefined && !kindOk(obj[name], kind)) return `${where}.${name} must be ${kind === 'integer' ? 'an integer' : `a ${kind}`}`;
-  }
-  return undefined;
-}
 
 const METADATA: Record<string, Kind> = { userId: 'string', brandName: 'string', brandUserId: 'string', data: 'string' };
 
@@ -61,7 +50,7 @@ export function validateTransaction(op: TransactionOp, body: unknown, options: V
   if (!kindOk(body, 'object')) return bad('the body must be a JSON object');
   const b = body as Record<string, unknown>;
   for (const name of ['transactionId', 'betId', 'userId']) {
-    if (typeof b[name] !== 'string' || !UUID.test(b[name] as string)) return bad(`${name} must be a UUID string`);
+    if (typeof b[name] !== 'string' || !isUuid(b[name] as string)) return bad(`${name} must be a UUID string`);
   }
   if (typeof b.bonusFlag !== 'boolean') return bad('bonusFlag must be a boolean');
   const cents = centsFromWire(b.amount, options.unit, MAX_CENTS);
@@ -77,11 +66,11 @@ export function validateTransaction(op: TransactionOp, body: unknown, options: V
   }
   if (op === 'reserve') {
     if (typeof b.token !== 'string') return bad('token must be a string (the token used at bet placement)');
-    const problem = shapeProblem(b.metadata, 'metadata', METADATA);
+    const problem = shapeProblem(b.metadata, 'metadata', METADATA, { wallet: true });
     if (problem) return bad(problem);
   }
   if (op === 'confirm') {
-    const problem = betMetadataProblem(b.betMetadata);
+    const problem = betMetadataProblem(b.betMetadata, { wallet: true });
     if (problem) return bad(problem);
   }
   let transactionType: string | undefined;

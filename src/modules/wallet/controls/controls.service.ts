@@ -4,6 +4,7 @@ import { withTransaction, type Pool } from '../../../db/pool.ts';
 import { AppError } from '../../../errors.ts';
 import { notifyWorkers, skipConditionalCalls, type AttemptRow, type CallRow } from '../outbox/outbox.queries.ts';
 import * as q from './controls.queries.ts';
+import { isUuid } from '../../../racing/values.ts';
 
 function callView(row: CallRow) {
   return {
@@ -44,8 +45,7 @@ function attemptView(row: AttemptRow) {
 
 export function createWalletControls({ db, clock }: { db: Pool; clock: () => Date }) {
   async function findFailed(callId: string): Promise<CallRow> {
-    const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-    const row = uuid.test(callId) ? await q.findCall(db, callId) : undefined;
+    const row = isUuid(callId) ? await q.findCall(db, callId) : undefined;
     if (!row) throw new AppError('wallet_call_not_found', `no wallet call with id "${callId}"`);
     if (row.status !== 'failed') throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}, not failed`);
     return row;
