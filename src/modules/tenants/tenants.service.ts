@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
 import * as q from './tenants.queries.ts';
 
-export const SCOPES = ['upload', 'report', 'backoffice'] as const;
+export const SCOPES = ['upload', 'report', 'backoffice', 'catalog'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Tenant {
