@@ -145,7 +145,7 @@ function meetingFields(p: Collector, at: string, m: Obj) {
   const code = typeof m.code === 'string' ? m.code.trim().toUpperCase() : '';
   if (id === undefined) p.add(`${at}meeting_id`, 'must be a positive integer');
   if (!isDate(date)) p.add(`${at}date`, 'must be a date YYYY-MM-DD');
-  if (!venue || venue.length > 200) p.add(`${at}venue`, 'is required (at most 200 characters)');
+  if (!venue || venue.length > 200 || /[\u0000-\u001f\u007f]/.test(venue)) p.add(`${at}venue`, 'is required (at most 200 characters, no control characters)');
   if (!/^[A-Z0-9_-]{1,32}$/.test(jurisdiction)) p.add(`${at}jurisdiction`, 'must be a code such as NSW');
   if (!['T', 'H', 'G'].includes(code)) p.add(`${at}code`, 'must be T (thoroughbred), H (harness) or G (greyhound)');
   return { meeting_id: id ?? 0, date, venue, jurisdiction, code: code as CatalogMeeting['code'] };

@@ -100,10 +100,14 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
 
   app.post(`${race}/runners/:runner/scratch`, {
     onRequest,
+    // Deductions are optional, so is the body: a bare POST is a scratching without deductions.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
     schema: {
       ...base, summary: 'Scratch a runner, with optional late-scratching deductions in percent', params: RunnerParams,
-      body: Type.Optional(Type.Object({ win_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')), place_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')) },
-        { additionalProperties: false })),
+      body: Type.Object({ win_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')), place_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')) },
+        { additionalProperties: false, description: 'Optional: a POST without a body scratches without deductions' }),
       response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
