@@ -16,6 +16,7 @@ import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
+import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
 import type { Services } from './services.ts';
@@ -84,5 +85,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerTokenRoute(app, services.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
   registerReportRoutes(app, services.reports);
   registerIntakeRoutes(app, services.intake, config);
+  registerCatalogueRoutes(app, services.catalogue);
   return app;
 }

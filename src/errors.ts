@@ -17,6 +17,12 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, title: 'Service unavailable' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   client_not_found: { status: 404, title: 'Operator client not found' },
+  // catalogue module
+  race_not_found: { status: 404, title: 'Race not found' },
+  runner_not_found: { status: 404, title: 'Runner not found' },
+  race_status_conflict: { status: 409, title: 'Illegal race status change' },
+  race_not_trading: { status: 409, title: 'The race\'s status does not allow this change' },
+  runner_scratched: { status: 409, title: 'The runner is scratched' },
   // wallet module
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
   wallet_call_not_found: { status: 404, title: 'Wallet call not found' },

@@ -36,7 +36,7 @@ export function createServices(deps: ServiceDeps) {
     ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
     refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
   });
-  const catalogue = createCatalogueService({ db });
+  const catalogue = createCatalogueService({ db, clock });
   const intake = createIntakeService({ db, config, clock });
   const reports = createReportsService({ db });
   const wallet = createWalletService({

@@ -1,6 +1,7 @@
 // The wagerline command line. Every command prints exactly one JSON object on stdout; logs and
 // errors go to stderr; a bad argument is a one-line error and a non-zero exit.
 import { Command } from 'commander';
+import { registerCatalogCommands } from './commands/catalog.ts';
 import { registerCoreCommands } from './commands/core.ts';
 import { registerMeetingCommands } from './commands/meetings.ts';
 import { registerTenantCommands } from './commands/tenants.ts';
@@ -16,6 +17,7 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)');
   registerCoreCommands(program);
   registerMeetingCommands(program);
+  registerCatalogCommands(program);
   registerWalletCommands(program, registerTenantCommands(program));
   registerWalletSandboxCommand(program);
   registerWalletCheckCommand(program);

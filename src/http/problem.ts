@@ -45,6 +45,8 @@ const WHEN: Record<number, string> = {
   400: 'Invalid request: every problem is listed in errors',
   401: 'No, a bad or an expired access token',
   403: 'The token lacks the scope this route needs',
+  404: 'No such resource: `detail` names what is missing',
+  409: 'The change conflicts with the current state: `detail` says why',
   413: 'The body is larger than the limit',
   415: 'The body is not application/json',
 };

@@ -1,11 +1,109 @@
-// The race catalogue: meetings and their races' start times (the upload deadline reads them;
-// runners, prices and results come next). The only writer of the catalogue's tables.
+// The race catalogue: meetings, races (status, products, event id), runners with fixed-odds prices
+// and scratchings, and the meetings' multi-race pools. The only writer of the catalogue's tables;
+// betting reads races through getRace (under a row lock in its own transaction) and getPools.
+import type { Queryable } from '../../db/pool.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { parseDeduction, parsePrice, type PoolProduct } from '../../racing/catalogue-rules.ts';
+import {
+  acceptsPrices, acceptsScratchings, checkMove, isManualStatus, MANUAL_STATUSES, nextStatuses, type RaceStatus,
+} from '../../racing/race-status.ts';
+import { checkCatalog, meetingIdsOf, refusal, type CatalogMeeting } from './catalog-import.ts';
 import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
+import * as rq from './races.queries.ts';
+import { loadSampleDay, redate } from './sample-day.ts';
 
-export function createCatalogueService({ db }: { db: Pool }) {
+export type { RaceStatus } from '../../racing/race-status.ts';
+
+export interface RunnerView {
+  number: number;
+  name: string;
+  scratched: boolean;
+  scratched_at: string | null;
+  /** Fixed-odds prices and deductions as exact decimal text, e.g. "3.50". */
+  win: string | null;
+  place: string | null;
+  win_deduction: string | null;
+  place_deduction: string | null;
+}
+
+export interface RaceView {
+  meeting_id: number;
+  race_number: number;
+  event_id: string;
+  /** The venue. */
+  meeting_name: string;
+  jurisdiction: string;
+  code: 'T' | 'H' | 'G';
+  date: string;
+  /** ISO 8601, UTC. */
+  start_time: string;
+  status: RaceStatus;
+  products: string[];
+  runners: RunnerView[];
+}
+
+export interface PoolView { product: PoolProduct; races: number[] }
+
+export interface ImportResult { imported: number; races: number; runners: number; price_changes: number; pools: number }
+
+function runnerView(r: rq.RunnerRow): RunnerView {
   return {
+    number: r.runner_number, name: r.name, scratched: r.scratched, scratched_at: r.scratched_at?.toISOString() ?? null,
+    win: r.win_price, place: r.place_price, win_deduction: r.win_deduction, place_deduction: r.place_deduction,
+  };
+}
+
+function raceView(r: rq.RaceRow, runners: rq.RunnerRow[]): RaceView {
+  return {
+    meeting_id: Number(r.meeting_id), race_number: r.race_number, event_id: r.event_id, meeting_name: r.venue,
+    jurisdiction: r.jurisdiction, code: r.code, date: r.meeting_date, start_time: r.start_time.toISOString(),
+    status: r.status as RaceStatus, products: r.products, runners: runners.map(runnerView),
+  };
+}
+
+const noRace = (m: number, n: number) => new AppError('race_not_found', `the catalogue has no race ${n} of meeting ${m}`);
+
+function valueOrThrow(field: string, parsed: { ok: true; value: string } | { ok: false; message: string }): string {
+  if (!parsed.ok) throw new AppError('validation_failed', `${field} ${parsed.message}`, { extensions: { errors: [{ field, message: parsed.message }] } });
+  return parsed.value;
+}
+
+async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Date): Promise<ImportResult> {
+  await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
+  const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
+  await rq.upsertRaces(tx, races);
+  const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
+    meeting_id: m.meeting_id, race_number: r.race_number, number: x.number, name: x.name, scratched: x.scratched === true,
+    win_deduction: x.win_deduction ?? null, place_deduction: x.place_deduction ?? null,
+    win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
+  }))));
+  const priceChanges = await rq.upsertRunners(tx, runners, now);
+  let pools = 0;
+  for (const m of meetings) {
+    if (!m.pools) continue;
+    await rq.replacePools(tx, m.meeting_id, m.pools);
+    pools += m.pools.length;
+  }
+  return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
+}
+
+export function createCatalogueService({ db, clock = () => new Date() }: { db: Pool; clock?: () => Date }) {
+  /** The race locked for a change (FOR NO KEY UPDATE: waits for placements holding FOR SHARE). */
+  async function lockedRace(tx: Queryable, meetingId: number, raceNumber: number): Promise<rq.RaceRow> {
+    const race = await rq.getRace(tx, meetingId, raceNumber, 'update');
+    if (!race) throw noRace(meetingId, raceNumber);
+    return race;
+  }
+
+  async function runnerOf(tx: Queryable, meetingId: number, raceNumber: number, runner: number): Promise<rq.RunnerRow> {
+    const [row] = await rq.getRunners(tx, meetingId, raceNumber, runner);
+    if (!row) throw new AppError('runner_not_found', `race ${raceNumber} of meeting ${meetingId} has no runner ${runner}`);
+    return row;
+  }
+
+  const service = {
     /** Upserts meetings and race start times in one transaction; races not listed are kept. */
     async importMeetings(meetings: MeetingInput[]): Promise<{ imported: number; races: number }> {
       return withTransaction(db, async (tx) => {
@@ -15,7 +113,109 @@ export function createCatalogueService({ db }: { db: Pool }) {
         return { imported: meetings.length, races: races.length };
       });
     },
+
+    /**
+     * Imports a catalogue file (docs/catalogue.md): checked whole first, every problem listed, nothing
+     * written on error; one transaction. Races, runners and pools not in the file are kept.
+     */
+    async importCatalog(input: unknown): Promise<ImportResult> {
+      const existing = await rq.raceNumbers(db, meetingIdsOf(input));
+      const checked = checkCatalog(input, existing);
+      if ('problems' in checked) throw refusal(checked.problems);
+      return withTransaction(db, (tx) => writeMeetings(tx, checked.meetings, clock()));
+    },
+
+    /**
+     * A race with its runners. With `lock`, takes FOR SHARE on the race row in the caller's
+     * transaction `tx`: a status change, price change or scratching waits for it, and it for them.
+     */
+    async getRace(meetingId: number, raceNumber: number, options: { tx?: Queryable; lock?: boolean } = {}): Promise<RaceView | undefined> {
+      if (options.lock && !options.tx) throw new TypeError('getRace: lock needs the caller\'s transaction (tx)');
+      const on = options.tx ?? db;
+      const race = await rq.getRace(on, meetingId, raceNumber, options.lock ? 'share' : undefined);
+      return race && raceView(race, await rq.getRunners(on, meetingId, raceNumber));
+    },
+
+    /** getRace, or race_not_found. */
+    async requireRace(meetingId: number, raceNumber: number): Promise<RaceView> {
+      const view = await service.getRace(meetingId, raceNumber);
+      if (!view) throw noRace(meetingId, raceNumber);
+      return view;
+    },
+
+    async getPools(meetingId: number): Promise<PoolView[]> {
+      return (await rq.listPools(db, meetingId)) as PoolView[];
+    },
+
+    /** Moves a race along the status machine (racing/race-status.ts); interim and final come from results. */
+    async setStatus(meetingId: number, raceNumber: number, status: string) {
+      if (!isManualStatus(status)) {
+        throw new AppError('bad_request', `status must be one of ${MANUAL_STATUSES.join(', ')} (interim and final are set by results), got "${status}"`);
+      }
+      return withTransaction(db, async (tx) => {
+        const race = await lockedRace(tx, meetingId, raceNumber);
+        const from = race.status as RaceStatus;
+        const move = checkMove(from, status);
+        if (!move.ok) {
+          throw new AppError('race_status_conflict', `race ${raceNumber} of meeting ${meetingId}: ${move.reason}`, {
+            extensions: { current_status: from, requested_status: status, allowed: nextStatuses(from) },
+          });
+        }
+        if (move.changed) await rq.setStatus(tx, meetingId, raceNumber, status, clock());
+        return { meeting_id: meetingId, race_number: raceNumber, event_id: race.event_id, status, previous_status: from, changed: move.changed };
+      });
+    },
+
+    /** Sets a runner's fixed-odds win and/or place price; the change is kept in the price history. */
+    async setPrice(meetingId: number, raceNumber: number, runner: number, prices: { win?: unknown; place?: unknown }) {
+      if (prices.win === undefined && prices.place === undefined) throw new AppError('bad_request', 'give a win price, a place price or both');
+      const win = prices.win === undefined ? undefined : valueOrThrow('win', parsePrice(prices.win));
+      const place = prices.place === undefined ? undefined : valueOrThrow('place', parsePrice(prices.place));
+      return withTransaction(db, async (tx) => {
+        const race = await lockedRace(tx, meetingId, raceNumber);
+        const before = await runnerOf(tx, meetingId, raceNumber, runner);
+        if (!acceptsPrices(race.status as RaceStatus)) {
+          throw new AppError('race_not_trading', `race ${raceNumber} of meeting ${meetingId} is ${race.status}: prices change only while it is open or suspended`, { extensions: { status: race.status } });
+        }
+        if (before.scratched) throw new AppError('runner_scratched', `runner ${runner} of race ${raceNumber} of meeting ${meetingId} is scratched and cannot be priced`);
+        await rq.setPrices(tx, meetingId, raceNumber, runner, { ...(win && { win }), ...(place && { place }) }, clock());
+        const after = await runnerOf(tx, meetingId, raceNumber, runner);
+        const changed = after.win_price !== before.win_price || after.place_price !== before.place_price;
+        return { meeting_id: meetingId, race_number: raceNumber, runner: runnerView(after), changed };
+      });
+    },
+
+    /** Scratches a runner (kept scratched), with optional late-scratching deductions in percent. */
+    async scratch(meetingId: number, raceNumber: number, runner: number, deductions: { win_deduction?: unknown; place_deduction?: unknown } = {}) {
+      const win = deductions.win_deduction === undefined ? undefined : valueOrThrow('win_deduction', parseDeduction(deductions.win_deduction));
+      const place = deductions.place_deduction === undefined ? undefined : valueOrThrow('place_deduction', parseDeduction(deductions.place_deduction));
+      return withTransaction(db, async (tx) => {
+        const race = await lockedRace(tx, meetingId, raceNumber);
+        const before = await runnerOf(tx, meetingId, raceNumber, runner);
+        if (!acceptsScratchings(race.status as RaceStatus)) {
+          throw new AppError('race_not_trading', `race ${raceNumber} of meeting ${meetingId} is ${race.status}: scratchings are taken only until it is resulted`, { extensions: { status: race.status } });
+        }
+        await rq.scratch(tx, meetingId, raceNumber, runner, { ...(win && { win }), ...(place && { place }) }, clock());
+        const after = await runnerOf(tx, meetingId, raceNumber, runner);
+        return { meeting_id: meetingId, race_number: raceNumber, runner: runnerView(after), changed: !before.scratched || after.win_deduction !== before.win_deduction || after.place_deduction !== before.place_deduction };
+      });
+    },
+
+    /** Every price a runner has had, oldest first. */
+    async priceHistory(meetingId: number, raceNumber: number, runner: number) {
+      return (await rq.priceHistory(db, meetingId, raceNumber, runner)).map((h) => ({
+        changed_at: h.changed_at.toISOString(), win: h.win_price, place: h.place_price, source: h.source,
+      }));
+    },
+
+    /** Imports the sample racing day (examples/racing-day.json) re-dated to `date` ("today" or YYYY-MM-DD). */
+    async sample(date: string, options: { day?: unknown } = {}) {
+      const day = redate(options.day ?? await loadSampleDay(), date, clock().getTime());
+      const result = await service.importCatalog(day.meetings);
+      return { date: day.date, ...result, meetings: day.summary };
+    },
   };
+  return service;
 }
 
 export type CatalogueService = ReturnType<typeof createCatalogueService>;

@@ -6,7 +6,7 @@ import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
 import * as q from './tenants.queries.ts';
 import { isUuid } from '../../racing/values.ts';
 
-export const SCOPES = ['upload', 'report', 'backoffice'] as const;
+export const SCOPES = ['upload', 'report', 'backoffice', 'catalog'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Tenant {

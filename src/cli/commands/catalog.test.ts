@@ -1,0 +1,95 @@
+// `wagerline catalog import|sample` and `wagerline race price|scratch|status|show` through the real
+// bin/wagerline: one JSON object on stdout; a bad argument one line on stderr, non-zero, nothing written.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { runCli } from '../../../test/helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+let dir: string;
+const examples = path.resolve(import.meta.dirname, '../../../examples');
+
+before(async () => {
+  db = await freshDatabase();
+  dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-catalog-'));
+  env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+});
+after(() => db.drop());
+
+async function ok(args: string[]) {
+  const res = await runCli(args, env);
+  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+  assert.equal(res.stdout.trim().split('\n').length, 1, 'one JSON object on stdout');
+  return res.json();
+}
+
+async function refused(args: string[], message: RegExp) {
+  const res = await runCli(args, env);
+  assert.notEqual(res.code, 0, args.join(' '));
+  assert.equal(res.stdout, '');
+  assert.match(res.stderr.split('\n')[0]!, message);
+}
+
+test('catalog import: the example racing day and examples/meetings.json; a bad file is refused whole', async () => {
+  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'racing-day.json')]), { imported: 2, races: 16, runners: 164, price_changes: 162, pools: 4 });
+  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'meetings.json')]), { imported: 2, races: 3, runners: 0, price_changes: 0, pools: 0 });
+  const bad = path.join(dir, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ meeting_id: 777, date: '2026-02-30', venue: 'X', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: '2026-02-01T12:00:00+11:00', runners: [{ number: 1, name: 'A', win: 0.9 }] }] }));
+  await refused(['catalog', 'import', bad], /^wagerline: nothing imported: date must be a date YYYY-MM-DD; races\/0\/runners\/0\/win must be a price/);
+  const { rows } = await db.pool.query('SELECT 1 FROM meetings WHERE meeting_id = 777');
+  assert.equal(rows.length, 0);
+  const broken = path.join(dir, 'broken.json');
+  writeFileSync(broken, '{');
+  await refused(['catalog', 'import', broken], /not valid JSON/);
+});
+
+test('race show, price, scratch and status', async () => {
+  const race = await ok(['race', 'show', '900001', '1']);
+  assert.deepEqual([race.meeting_name, race.status, race.runners.length], ['Flemington', 'open', race.runners.length]);
+  assert.ok(race.runners.length >= 8);
+  const priced = await ok(['race', 'price', '900001', '1', '1', '--win', '3.4', '--place', '1.5']);
+  assert.deepEqual([priced.runner.win, priced.runner.place, priced.changed], ['3.40', '1.50', true]);
+  const { rows } = await db.pool.query('SELECT win_price, place_price FROM runner_price_history WHERE meeting_id = 900001 AND race_number = 1 AND runner_number = 1 ORDER BY seq');
+  assert.deepEqual(rows.at(-1), { win_price: '3.40', place_price: '1.50' });
+  const scratched = await ok(['race', 'scratch', '900001', '1', '2', '--win-deduction', '15', '--place-deduction', '5']);
+  assert.deepEqual([scratched.runner.scratched, scratched.runner.win_deduction, scratched.runner.place_deduction], [true, '15.00', '5.00']);
+  assert.deepEqual(await ok(['race', 'status', '900001', '1', 'suspended']), {
+    meeting_id: 900001, race_number: 1, event_id: race.event_id, status: 'suspended', previous_status: 'open', changed: true });
+  await ok(['race', 'status', '900001', '1', 'closed']);
+  await refused(['race', 'status', '900001', '1', 'open'], /^wagerline: race 1 of meeting 900001: race is closed and cannot become open/);
+  assert.equal((await ok(['race', 'show', '900001', '1'])).status, 'closed');
+});
+
+test('bad arguments: one line on stderr, non-zero exit, nothing written', async () => {
+  const before = (await db.pool.query('SELECT count(*)::int AS n FROM runner_price_history')).rows[0].n;
+  await refused(['race', 'price', '900001', '2', '1', '--win', '3.456'], /--win.*at most 2 decimals/);
+  await refused(['race', 'price', '900001', '2', '1', '--win', '1'], /from 1.01/);
+  await refused(['race', 'price', '900001', '2', '1'], /give --win, --place or both/);
+  await refused(['race', 'price', 'abc', '2', '1', '--win', '3'], /meeting_id must be an integer/);
+  await refused(['race', 'price', '900001', '2', '100', '--win', '3'], /runner must be an integer from 1 to 99/);
+  await refused(['race', 'price', '900001', '42', '1', '--win', '3'], /no race 42 of meeting 900001/);
+  await refused(['race', 'scratch', '900001', '2', '1', '--win-deduction', '100'], /0 to 99.99/);
+  await refused(['race', 'status', '900001', '2', 'final'], /interim and final are set by results/);
+  await refused(['race', 'show', '900001', '42'], /no race 42/);
+  await refused(['catalog', 'sample', '--date', '2026-13-01'], /"today" or a date/);
+  const afterCount = (await db.pool.query('SELECT count(*)::int AS n FROM runner_price_history')).rows[0].n;
+  assert.equal(afterCount, before);
+  assert.equal((await ok(['race', 'show', '900001', '2'])).status, 'open');
+});
+
+test('catalog sample --date today leaves open races starting later today', async () => {
+  const sample = await ok(['catalog', 'sample', '--date', 'today']);
+  assert.equal(sample.imported, 2);
+  for (const m of sample.meetings) {
+    assert.ok(Date.parse(m.first_start) > Date.now(), m.first_start);
+    const race = await ok(['race', 'show', String(m.meeting_id), '1']);
+    assert.equal(race.status, 'open');
+    assert.ok(race.runners.some((r: { win: string | null }) => r.win !== null));
+  }
+});

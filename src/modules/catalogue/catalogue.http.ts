@@ -1,0 +1,129 @@
+// The catalogue's admin API (scope `catalog`, docs/catalogue.md): import meetings, read a race,
+// price and scratch runners, move a race's status. The same writes as `wagerline catalog` and
+// `wagerline race`. The import body is checked by catalog-import.ts (every problem listed), so
+// its schema here documents it for the OpenAPI document only.
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import { problemResponses } from '../../http/problem.ts';
+import { MANUAL_STATUSES, RACE_STATUSES } from '../../racing/race-status.ts';
+import { RACE_PRODUCTS } from '../../racing/catalogue-rules.ts';
+import type { CatalogueService } from './catalogue.service.ts';
+
+const Decimal = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 20 })], { description });
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+const RaceParams = Type.Object({
+  meeting_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+  race_number: Type.Integer({ minimum: 1, maximum: 99 }),
+});
+const RunnerParams = Type.Object({ ...RaceParams.properties, runner: Type.Integer({ minimum: 1, maximum: 99 }) });
+
+const RunnerImport = Type.Object({
+  number: Type.Integer({ minimum: 1, maximum: 99 }), name: Type.String({ maxLength: 100 }),
+  scratched: Type.Optional(Type.Boolean()),
+  win: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Fixed-odds win price, 1.01 to 10000, at most 2 decimals; null clears it' })),
+  place: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
+  win_deduction: Type.Optional(Type.Number({ description: 'Percent, with scratched: true' })),
+  place_deduction: Type.Optional(Type.Number()),
+});
+const MeetingImport = Type.Object({
+  meeting_id: Type.Integer({ minimum: 1 }), date: Type.String({ description: 'YYYY-MM-DD' }), venue: Type.String(),
+  jurisdiction: Type.String({ description: 'e.g. VIC' }), code: Type.String({ description: 'T, H or G' }),
+  pools: Type.Optional(Type.Array(Type.Object({ product: Type.String({ description: 'quaddie or dailydouble' }), races: Type.Array(Type.Integer()) }))),
+  races: Type.Optional(Type.Array(Type.Object({
+    race_number: Type.Integer({ minimum: 1, maximum: 99 }), start_time: Type.String({ description: 'ISO 8601 with offset' }),
+    products: Type.Optional(Type.Array(Type.String({ description: RACE_PRODUCTS.join(', ') }))),
+    runners: Type.Optional(Type.Array(RunnerImport)),
+  }))),
+});
+const ImportBody = Type.Union([MeetingImport, Type.Array(MeetingImport), Type.Object({ meetings: Type.Array(MeetingImport) })]);
+const ImportResult = Type.Object({
+  imported: Type.Integer({ description: 'Meetings' }), races: Type.Integer(), runners: Type.Integer(),
+  price_changes: Type.Integer({ description: 'Price changes recorded in the history' }), pools: Type.Integer(),
+});
+
+const Runner = Type.Object({
+  number: Type.Integer(), name: Type.String(), scratched: Type.Boolean(), scratched_at: Nullable(Type.String()),
+  win: Nullable(Type.String({ description: 'Exact decimal, e.g. "3.50"' })), place: Nullable(Type.String()),
+  win_deduction: Nullable(Type.String({ description: 'Percent, e.g. "15.00"' })), place_deduction: Nullable(Type.String()),
+});
+const Race = Type.Object({
+  meeting_id: Type.Integer(), race_number: Type.Integer(), event_id: Type.String({ format: 'uuid' }),
+  meeting_name: Type.String({ description: 'The venue' }), jurisdiction: Type.String(), code: Type.String(), date: Type.String(),
+  start_time: Type.String({ description: 'ISO 8601, UTC' }), status: Type.String({ description: RACE_STATUSES.join(', ') }),
+  products: Type.Array(Type.String()), runners: Type.Array(Runner),
+});
+const RunnerChange = Type.Object({ meeting_id: Type.Integer(), race_number: Type.Integer(), runner: Runner, changed: Type.Boolean() });
+const StatusChange = Type.Object({
+  meeting_id: Type.Integer(), race_number: Type.Integer(), event_id: Type.String(), status: Type.String(),
+  previous_status: Type.String(), changed: Type.Boolean(),
+});
+
+type RaceKey = { meeting_id: number; race_number: number };
+type RunnerKey = RaceKey & { runner: number };
+
+export function registerCatalogueRoutes(app: FastifyInstance, service: CatalogueService): void {
+  // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
+  const onRequest = app.authenticate('catalog') as unknown as onRequestAsyncHookHandler;
+  const base = { tags: ['catalogue'], security: [{ bearer: [] }] };
+  const race = '/catalog/meetings/:meeting_id/races/:race_number';
+
+  app.post('/catalog/meetings', {
+    onRequest,
+    validatorCompiler: () => () => true,
+    schema: {
+      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error)',
+      body: ImportBody, response: { 200: ImportResult, ...problemResponses(400, 401, 403, 413, 415) },
+    },
+  }, async (request) => service.importCatalog(request.body));
+
+  app.get(race, {
+    onRequest,
+    schema: { ...base, summary: 'A race with its runners, prices and status', params: RaceParams, response: { 200: Race, ...problemResponses(400, 401, 403, 404) } },
+  }, async (request) => {
+    const { meeting_id, race_number } = request.params as RaceKey;
+    return service.requireRace(meeting_id, race_number);
+  });
+
+  app.put(`${race}/runners/:runner/price`, {
+    onRequest,
+    schema: {
+      ...base, summary: 'Set a runner\'s fixed-odds win and/or place price (kept in the price history)', params: RunnerParams,
+      body: Type.Object({ win: Type.Optional(Decimal('1.01 to 10000, at most 2 decimals')), place: Type.Optional(Decimal('1.01 to 10000, at most 2 decimals')) },
+        { additionalProperties: false, minProperties: 1 }),
+      response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { meeting_id, race_number, runner } = request.params as RunnerKey;
+    return service.setPrice(meeting_id, race_number, runner, request.body as { win?: unknown; place?: unknown });
+  });
+
+  app.post(`${race}/runners/:runner/scratch`, {
+    onRequest,
+    // Deductions are optional, so is the body: a bare POST is a scratching without deductions.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    schema: {
+      ...base, summary: 'Scratch a runner, with optional late-scratching deductions in percent', params: RunnerParams,
+      body: Type.Object({ win_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')), place_deduction: Type.Optional(Decimal('Percent, 0 to 99.99')) },
+        { additionalProperties: false, description: 'Optional: a POST without a body scratches without deductions' }),
+      response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { meeting_id, race_number, runner } = request.params as RunnerKey;
+    return service.scratch(meeting_id, race_number, runner, (request.body ?? {}) as { win_deduction?: unknown; place_deduction?: unknown });
+  });
+
+  app.put(`${race}/status`, {
+    onRequest,
+    schema: {
+      ...base, summary: 'Move a race along the status machine (open, suspended, closed, abandoned)', params: RaceParams,
+      body: Type.Object({ status: Type.String({ maxLength: 20, description: MANUAL_STATUSES.join(', ') }) }, { additionalProperties: false }),
+      response: { 200: StatusChange, ...problemResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request) => {
+    const { meeting_id, race_number } = request.params as RaceKey;
+    return service.setStatus(meeting_id, race_number, (request.body as { status: string }).status);
+  });
+}
