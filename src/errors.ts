@@ -34,11 +34,8 @@ export const ERROR_CODES = {
   invalid_selection: { status: 400, title: 'The bet\'s type, legs or selections are not a valid bet' },
   invalid_stake: { status: 400, title: 'The stake is not a positive amount in whole cents' },
   idempotency_conflict: { status: 409, title: 'The idempotency key was used for another bet' },
-  race_not_found: { status: 404, title: 'No such race in the catalogue' },
   race_not_open: { status: 409, title: 'The race is not open for betting' },
   product_not_offered: { status: 422, title: 'The product is not offered on the race' },
-  runner_not_found: { status: 422, title: 'No such runner in the race' },
-  runner_scratched: { status: 409, title: 'The runner is scratched' },
   price_required: { status: 400, title: 'A fixed-odds leg needs the price the user saw' },
   price_changed: { status: 409, title: 'The price is now lower than the price the user saw' },
 } as const satisfies Record<string, { status: number; title: string }>;
