@@ -35,6 +35,10 @@ export interface AppDeps {
 export const REDACT = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
+  // Frontend users: the bearer is the user's token, and custom mode's user metadata travels here.
+  'req.headers["x-host-state-user"]',
+  '*.headers.authorization',
+  '*.headers["x-host-state-user"]',
   '*.client_secret',
   '*.access_token',
   '*.api_key',

@@ -17,6 +17,9 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, title: 'Service unavailable' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   client_not_found: { status: 404, title: 'Operator client not found' },
+  // frontend users (docs/frontend.md)
+  user_unauthenticated: { status: 401, title: 'Frontend user not authenticated' },
+  user_auth_unavailable: { status: 503, title: 'Frontend user authentication unavailable' },
   // wallet module
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
   wallet_call_not_found: { status: 404, title: 'Wallet call not found' },
