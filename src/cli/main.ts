@@ -5,6 +5,7 @@ import { registerCoreCommands } from './commands/core.ts';
 import { registerMeetingCommands } from './commands/meetings.ts';
 import { registerTenantCommands } from './commands/tenants.ts';
 import { registerUploadCommand } from './commands/upload.ts';
+import { registerUserAuthCommands } from './commands/user-auth.ts';
 import { registerWalletCommands } from './commands/wallet.ts';
 import { registerWalletCheckCommand } from './commands/wallet-check.ts';
 import { registerWalletSandboxCommand } from './commands/wallet-sandbox.ts';
@@ -16,7 +17,9 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)');
   registerCoreCommands(program);
   registerMeetingCommands(program);
-  registerWalletCommands(program, registerTenantCommands(program));
+  const tenant = registerTenantCommands(program);
+  registerWalletCommands(program, tenant);
+  registerUserAuthCommands(program, tenant);
   registerWalletSandboxCommand(program);
   registerWalletCheckCommand(program);
   registerUploadCommand(program);
