@@ -16,10 +16,11 @@ import { freePort } from '../../../test/helpers/net.ts';
 let db: TestDatabase;
 let services: Services;
 let custom: string;
+const box = createSecretBox(randomBytes(32));
 
 before(async () => {
   db = await freshDatabase();
-  services = testServices(db, createSecretBox(randomBytes(32)));
+  services = testServices(db, box);
   custom = (await services.tenants.createTenant({ name: 'Custom Bet' })).tenant_id;
   await services.users.setAuth(custom, { mode: 'custom' });
 });
@@ -101,6 +102,22 @@ test('setAuth and getAuth: the view, mode changes, and every refusal', async () 
   await bad(id, { mode: 'custom', clientId: 'web' }, 'bad_request', /belong to --mode jwt/);
   await bad(id, { mode: 'saml' }, 'bad_request', /jwt or custom/);
   assert.deepEqual(await services.users.getAuth(id), back, 'nothing written by a refused set-auth');
+});
+
+test('another process\'s set-auth is seen within the configuration cache time', async () => {
+  const id = (await services.tenants.createTenant({ name: 'Switching Bet' })).tenant_id;
+  await services.users.setAuth(id, { mode: 'custom' });
+  const process2 = testServices(db, box, { userAuth: { configTtlMs: 150 } });
+  const headers = { authorization: 'Bearer opaque', 'x-tenant-id': id, 'x-host-state-user': JSON.stringify(meta()) };
+  try {
+    assert.equal((await process2.users.authenticate(headers)).mode, 'custom');
+    await services.users.setAuth(id, { mode: 'jwt', jwksUrl: 'https://idp.example.com/jwks', clientId: 'web' });
+    assert.equal((await process2.users.authenticate(headers)).mode, 'custom', 'cached a moment');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await refusedWith(process2.users.authenticate(headers), 'token_malformed', /not a JWT/);
+  } finally {
+    await process2.close();
+  }
 });
 
 test('logs: no token of either mode and no X-Host-State-User ever reach them', async () => {

@@ -118,7 +118,8 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
    */
   async function configOf(tenantId: string): Promise<Loaded> {
     const cached = loaded.get(tenantId);
-    if (cached && clock().getTime() - cached.loadedAt < ttl) return cached;
+    // Real elapsed time, not the injected clock: this is a cache of this process, not a rule on tokens.
+    if (cached && performance.now() - cached.loadedAt < ttl) return cached;
     const tenant = await tenants.requireTenant(tenantId).catch((error: unknown) => {
       if (error instanceof AppError && error.code === 'tenant_not_found') throw unauthenticated('tenant_unknown', 'X-Tenant-Id names no tenant');
       throw error;
@@ -128,7 +129,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       loaded.delete(tenantId);
       throw unauthenticated('tenant_not_configured', 'this tenant has no frontend user authentication configured (wagerline tenant set-auth)');
     }
-    const entry = { row, tenantName: tenant.name, loadedAt: clock().getTime() };
+    const entry = { row, tenantName: tenant.name, loadedAt: performance.now() };
     loaded.set(tenantId, entry);
     return entry;
   }
