@@ -125,7 +125,7 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
     try {
       clientId = decodeJwt(token).client_id;
     } catch {
-      throw unauthenticated('token_malformed', 'the token\'s payload is not a JSON object');
+      throw unauthenticated('token_malformed', 'the token is not a well-formed JWT (its payload is not a JSON object)');
     }
     if (clientId === tenant.clientId) return;
     if (typeof clientId !== 'string') throw unauthenticated('claim_missing', 'the token has no client_id claim');
