@@ -16,7 +16,7 @@ import { Pool as HttpPool } from 'undici';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { runCli, startCli } from '../test/helpers/cli.ts';
-import { startIdentityProvider } from '../test/helpers/jwks.ts';
+import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   await admin.query(`CREATE DATABASE ${name}`);
   const url = new URL(pgServer.url);
   url.pathname = `/${name}`;
-  const idp = await startIdentityProvider('bench-frontend');
+  const idp = await TestJwks.start('bench-frontend');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-bets-'));
   const db = new pg.Client({ connectionString: url.toString() });
   const results: Run[] = [];
@@ -116,7 +116,7 @@ async function main(): Promise<void> {
       LOG_LEVEL: 'warn', BENCH_JWKS_URL: idp.url };
     const imported = await runCli(['catalog', 'import', catalogFile(dir)], env);
     if (imported.code !== 0) throw new Error(imported.stderr);
-    const tokens = await Promise.all(Array.from({ length: USERS }, () => idp.token(randomUUID(), { expiresIn: '2h' })));
+    const tokens = await Promise.all(Array.from({ length: USERS }, () => idp.token(randomUUID(), { expIn: 7200 })));
     for (const latency of [0, 20]) {
       for (const concurrency of [1, 16]) {
         const r = await run(env, latency, concurrency, tokens, db);

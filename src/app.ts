@@ -16,6 +16,7 @@ import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
+import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
@@ -36,6 +37,10 @@ export interface AppDeps {
 export const REDACT = [
   'req.headers.authorization',
   'req.headers["x-api-key"]',
+  // Frontend users: the bearer is the user's token, and custom mode's user metadata travels here.
+  'req.headers["x-host-state-user"]',
+  '*.headers.authorization',
+  '*.headers["x-host-state-user"]',
   '*.client_secret',
   '*.access_token',
   '*.api_key',
@@ -86,5 +91,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerReportRoutes(app, services.reports);
   registerIntakeRoutes(app, services.intake, config);
   registerCatalogueRoutes(app, services.catalogue);
+  await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   return app;
 }

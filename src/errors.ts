@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   race_status_conflict: { status: 409, title: 'Illegal race status change' },
   race_not_trading: { status: 409, title: 'The race\'s status does not allow this change' },
   runner_scratched: { status: 409, title: 'The runner is scratched' },
+  // frontend users (docs/frontend.md)
+  user_unauthenticated: { status: 401, title: 'Frontend user not authenticated' },
+  user_auth_unavailable: { status: 503, title: 'Frontend user authentication unavailable' },
   // wallet module
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
   wallet_call_not_found: { status: 404, title: 'Wallet call not found' },

@@ -2,12 +2,14 @@
 // configuration, the database pool, the secret box and the clock. `serve`, every CLI command, the
 // tests and the benchmarks build their services here; no module builds another module's service.
 // Each module receives the services it talks to as arguments (tokens read clients through the
-// tenants service, the wallet checks tenants through it too).
+// tenants service, the wallet checks tenants through it too; frontend users read tenants too).
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
+import { createBettingService } from './modules/betting/betting.service.ts';
+import { createUserAuthService, type UserAuthServiceDeps } from './modules/auth/user-auth.service.ts';
 import { createCatalogueService } from './modules/catalogue/catalogue.service.ts';
 import { createIntakeService } from './modules/intake/intake.service.ts';
 import { createReportsService } from './modules/reports/reports.service.ts';
@@ -25,6 +27,8 @@ export interface ServiceDeps {
   listenUrl?: string;
   /** Warnings of background work (the wallet worker), e.g. into the app's logger. */
   log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Frontend users' JWKS and configuration cache timings (tests shorten them). */
+  userAuth?: Pick<UserAuthServiceDeps, 'jwksCooldownMs' | 'jwksTimeoutMs' | 'configTtlMs'>;
 }
 
 export function createServices(deps: ServiceDeps) {
@@ -37,6 +41,7 @@ export function createServices(deps: ServiceDeps) {
     refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
   });
   const catalogue = createCatalogueService({ db, clock });
+  const users = createUserAuthService({ db, tenants, clock, ...deps.userAuth });
   const intake = createIntakeService({ db, config, clock });
   const reports = createReportsService({ db });
   const wallet = createWalletService({
@@ -45,8 +50,14 @@ export function createServices(deps: ServiceDeps) {
     ...(deps.listenUrl && { listenUrl: deps.listenUrl }),
     ...(deps.log && { log: deps.log }),
   });
+  const betting = createBettingService({
+    db, catalogue, wallet, tenants, clock,
+    // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
+    interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
+      + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,
+  });
   return {
-    config, clock, tenants, tokens, catalogue, intake, reports, wallet,
+    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting,
     /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
     async close(): Promise<void> {
       tokens.stop();

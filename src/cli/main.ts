@@ -2,10 +2,12 @@
 // errors go to stderr; a bad argument is a one-line error and a non-zero exit.
 import { Command } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.ts';
+import { registerBettingCommands } from './commands/betting.ts';
 import { registerCoreCommands } from './commands/core.ts';
 import { registerMeetingCommands } from './commands/meetings.ts';
 import { registerTenantCommands } from './commands/tenants.ts';
 import { registerUploadCommand } from './commands/upload.ts';
+import { registerUserAuthCommands } from './commands/user-auth.ts';
 import { registerWalletCommands } from './commands/wallet.ts';
 import { registerWalletCheckCommand } from './commands/wallet-check.ts';
 import { registerWalletSandboxCommand } from './commands/wallet-sandbox.ts';
@@ -18,7 +20,10 @@ export function buildProgram(): Command {
   registerCoreCommands(program);
   registerMeetingCommands(program);
   registerCatalogCommands(program);
-  registerWalletCommands(program, registerTenantCommands(program));
+  const tenant = registerTenantCommands(program);
+  registerWalletCommands(program, tenant);
+  registerUserAuthCommands(program, tenant);
+  registerBettingCommands(tenant);
   registerWalletSandboxCommand(program);
   registerWalletCheckCommand(program);
   registerUploadCommand(program);

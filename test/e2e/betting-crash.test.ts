@@ -12,20 +12,20 @@ import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 import { runCli, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startIdentityProvider, type TestIdentityProvider } from '../helpers/jwks.ts';
+import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
 import { CLIENT, until } from '../wallet-fixtures.ts';
 
 const MEETING = 880002;
 let db: TestDatabase;
-let idp: TestIdentityProvider;
+let idp: TestJwks;
 let sandbox: WalletSandbox;
 let env: Record<string, string>;
 let tenantId: string;
 
 before(async () => {
   db = await freshDatabase();
-  idp = await startIdentityProvider();
+  idp = await TestJwks.start();
   // Every wallet call waits 600 ms before it takes effect: time to kill the service mid-reserve.
   sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 600 });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-crash-'));

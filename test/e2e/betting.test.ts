@@ -11,13 +11,13 @@ import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 import { runCli, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { startIdentityProvider, type TestIdentityProvider } from '../helpers/jwks.ts';
+import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
 import { CLIENT, until } from '../wallet-fixtures.ts';
 
 let db: TestDatabase;
 let env: Record<string, string>;
-let idp: TestIdentityProvider;
+let idp: TestJwks;
 let sandbox: WalletSandbox;
 let serve: Awaited<ReturnType<typeof startCli>>;
 let base: string;
@@ -67,7 +67,7 @@ async function startServe(extra: Record<string, string> = {}) {
 
 before(async () => {
   db = await freshDatabase();
-  idp = await startIdentityProvider();
+  idp = await TestJwks.start();
   sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-betting-'));
   env = {
@@ -178,7 +178,7 @@ test('bad input gets a clear error with a stable code and writes nothing', async
   const token = await idp.token(userId);
   const cases: Array<[string | undefined, Record<string, unknown>, string]> = [
     [`${token.slice(0, -4)}AAAA`, { type: 'WIN', legs: [leg(1, [[1]], 2.5)], stake: 1 }, 'UNAUTHENTICATED'],
-    [await idp.token(userId, { expiresIn: '-5m' }), { type: 'WIN', legs: [leg(1, [[1]], 2.5)], stake: 1 }, 'UNAUTHENTICATED'],
+    [await idp.token(userId, { expIn: -300 }), { type: 'WIN', legs: [leg(1, [[1]], 2.5)], stake: 1 }, 'UNAUTHENTICATED'],
     [undefined, { type: 'WIN', legs: [leg(1, [[1]], 2.5)], stake: 1 }, 'UNAUTHENTICATED'],
     [token, { type: 'WIN', legs: [leg(2, [[8]], 6)], stake: 1 }, 'RUNNER_SCRATCHED'],
     [token, { type: 'WIN', legs: [leg(9, [[1]], 2.5)], stake: 1 }, 'RACE_NOT_FOUND'],

@@ -1,0 +1,180 @@
+// Frontend users (spec 5.2): per tenant, how its frontend's users are authenticated, and the check
+// every frontend request goes through. jwt: an RS256 token from the tenant's identity provider,
+// verified here. custom: an opaque token and the host.state.user metadata, both forwarded in
+// reserve (spec 2.4), whose success is the verification. See docs/frontend.md.
+import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import type { TenantService } from '../tenants/tenants.service.ts';
+import { UUID, bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
+import * as q from './user-auth.queries.ts';
+import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
+
+export type UserAuthMode = 'jwt' | 'custom';
+
+export type SetUserAuthInput = { mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' };
+
+/** A tenant's user-auth configuration, as `tenant set-auth` prints it. */
+export interface UserAuthView {
+  tenant_id: string;
+  mode: UserAuthMode;
+  jwks_url: string | null;
+  client_id: string | null;
+  updated_at: string;
+}
+
+/** An authenticated frontend user, with what reserve forwards (token and metadata, spec 2.4). */
+export interface FrontendUser {
+  tenantId: string;
+  userId: string;
+  mode: UserAuthMode;
+  token: string;
+  metadata: UserMetadata;
+}
+
+export interface UserAuthServiceDeps {
+  db: Pool;
+  tenants: Pick<TenantService, 'requireTenant'>;
+  clock?: () => Date;
+  /** Least time between JWKS fetches caused by unknown kids (default 30 s). */
+  jwksCooldownMs?: number;
+  /** Bound on one JWKS fetch (default 3 s). */
+  jwksTimeoutMs?: number;
+  /** How long a process reuses a tenant's configuration before reading it again (default 5 s). */
+  configTtlMs?: number;
+}
+
+interface Loaded {
+  row: q.UserAuthRow;
+  tenantName: string;
+  loadedAt: number;
+}
+
+const bad = (message: string) => new AppError('bad_request', message);
+
+function viewOf(row: q.UserAuthRow): UserAuthView {
+  return {
+    tenant_id: row.tenant_id,
+    mode: row.mode,
+    jwks_url: row.jwks_url,
+    client_id: row.client_id,
+    updated_at: row.updated_at.toISOString(),
+  };
+}
+
+function checkJwksUrl(raw: unknown): string {
+  if (typeof raw !== 'string' || !raw.trim()) throw bad('--mode jwt needs --jwks-url: the URL of the tenant\'s JWKS (e.g. https://idp.example.com/.well-known/jwks.json)');
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw bad(`--jwks-url "${raw}" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--jwks-url must use https:// (or http:// for a local JWKS), got "${url.protocol}"`);
+  if (url.username || url.password) throw bad('--jwks-url must not carry credentials');
+  if (url.hash) throw bad('--jwks-url must not carry a fragment');
+  return url.toString();
+}
+
+function checkClientId(raw: unknown): string {
+  if (typeof raw !== 'string' || !raw.trim()) throw bad('--mode jwt needs --client-id: the client_id claim the tenant\'s tokens carry');
+  const id = raw.trim();
+  if (id.length > 200 || /[\s"]/.test(id)) throw bad('--client-id must be 1 to 200 characters, without spaces or quotes');
+  return id;
+}
+
+/** Checks set-auth's input, untyped at the CLI's edge, into a row. */
+function rowOf(tenantId: string, input: Record<string, unknown>): Omit<q.UserAuthRow, 'updated_at'> {
+  if (input.mode === 'custom') {
+    if (input.jwksUrl !== undefined || input.clientId !== undefined) throw bad('--jwks-url and --client-id belong to --mode jwt; custom mode takes neither');
+    return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null };
+  }
+  if (input.mode === 'jwt') {
+    return { tenant_id: tenantId, mode: 'jwt', jwks_url: checkJwksUrl(input.jwksUrl), client_id: checkClientId(input.clientId) };
+  }
+  throw bad(`--mode must be jwt or custom, got ${JSON.stringify(input.mode)}`);
+}
+
+function requireUuid(tenantId: string): string {
+  if (!UUID.test(tenantId)) throw bad(`tenant id "${tenantId}" is not a UUID`);
+  return tenantId.toLowerCase();
+}
+
+export function createUserAuthService(deps: UserAuthServiceDeps) {
+  const { db, tenants } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const ttl = deps.configTtlMs ?? 5000;
+  const loaded = new Map<string, Loaded>();
+  const verifier = createUserJwtVerifier({
+    clock,
+    isOtherTenantsClientId: (tenantId, clientId) => q.clientIdOfOtherTenant(db, tenantId, clientId),
+    cooldownMs: deps.jwksCooldownMs ?? 30_000,
+    timeoutMs: deps.jwksTimeoutMs ?? 3000,
+    cacheMaxAgeMs: 10 * 60_000,
+  });
+
+  /**
+   * The tenant's configuration and name, reused for configTtlMs: a change made by another process
+   * is seen within that time (this process's own set-auth at once). Unconfigured is not cached.
+   */
+  async function configOf(tenantId: string): Promise<Loaded> {
+    const cached = loaded.get(tenantId);
+    // Real elapsed time, not the injected clock: this is a cache of this process, not a rule on tokens.
+    if (cached && performance.now() - cached.loadedAt < ttl) return cached;
+    const tenant = await tenants.requireTenant(tenantId).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === 'tenant_not_found') throw unauthenticated('tenant_unknown', 'X-Tenant-Id names no tenant');
+      throw error;
+    });
+    const row = await q.findUserAuth(db, tenantId);
+    if (!row) {
+      loaded.delete(tenantId);
+      throw unauthenticated('tenant_not_configured', 'this tenant has no frontend user authentication configured (wagerline tenant set-auth)');
+    }
+    const entry = { row, tenantName: tenant.name, loadedAt: performance.now() };
+    loaded.set(tenantId, entry);
+    return entry;
+  }
+
+  async function authenticateJwt(tenantId: string, token: string, { row, tenantName }: Loaded): Promise<FrontendUser> {
+    const tenant: JwtTenant = { tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString() };
+    const userId = await verifier.verify(token, tenant);
+    // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
+    return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' } };
+  }
+
+  return {
+    /** Configures how a tenant's frontend users authenticate (wagerline tenant set-auth). */
+    async setAuth(tenantId: string, input: SetUserAuthInput): Promise<UserAuthView> {
+      const id = requireUuid(tenantId);
+      const values = rowOf(id, input as unknown as Record<string, unknown>);
+      await tenants.requireTenant(id);
+      const row = await q.upsertUserAuth(db, values);
+      loaded.delete(id);
+      return viewOf(row);
+    },
+
+    /** The tenant's configuration, or null when it has none. */
+    async getAuth(tenantId: string): Promise<UserAuthView | null> {
+      const id = requireUuid(tenantId);
+      await tenants.requireTenant(id);
+      const row = await q.findUserAuth(db, id);
+      return row ? viewOf(row) : null;
+    },
+
+    /**
+     * Authenticates a frontend request from its headers: authorization (Bearer), x-tenant-id and,
+     * in custom mode, x-host-state-user. Throws AppError user_unauthenticated (401, with
+     * extensions.reason), user_auth_unavailable (503, the tenant's JWKS cannot be fetched) or
+     * bad_request (X-Tenant-Id missing or not a UUID).
+     */
+    async authenticate(headers: Headers): Promise<FrontendUser> {
+      const tenantId = tenantIdOf(headers);
+      const token = bearerOf(headers);
+      const config = await configOf(tenantId);
+      if (config.row.mode === 'jwt') return authenticateJwt(tenantId, token, config);
+      const metadata = hostStateUserOf(headers);
+      return { tenantId, userId: metadata.userId, mode: 'custom', token, metadata };
+    },
+  };
+}
+
+export type UserAuthService = ReturnType<typeof createUserAuthService>;

@@ -1,0 +1,159 @@
+// Verification of frontend users' JWTs (spec 5.2): RS256 only, the key chosen by kid from the
+// tenant's JWKS, exp/nbf with 60 s leeway on the injected clock, then the claims the spec names:
+// client_id (the tenant's), token_use = access, aud = username = the user's UUID. Each refusal
+// names one reason (docs/frontend.md); no message carries the token or a raw claim it could hide in.
+import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { AppError } from '../../errors.ts';
+import { UUID, unauthenticated } from './user-auth.headers.ts';
+
+export const ALLOWED_ALG = 'RS256';
+/** The most clock skew forgiven on exp and nbf (the issue's 60 s). */
+export const LEEWAY_SECONDS = 60;
+
+/** What the verifier needs of a jwt-mode tenant. `version` changes whenever its configuration does. */
+export interface JwtTenant {
+  tenantId: string;
+  jwksUrl: string;
+  clientId: string;
+  version: string;
+}
+
+export interface JwtVerifierOptions {
+  clock: () => Date;
+  /** Whether a client_id is configured for a tenant other than this one (a tenant mismatch). */
+  isOtherTenantsClientId: (tenantId: string, clientId: string) => Promise<boolean>;
+  /** Least time between two JWKS fetches caused by unknown kids (jose's cooldownDuration). */
+  cooldownMs: number;
+  /** Bound on one JWKS fetch: the user is waiting. */
+  timeoutMs: number;
+  /** Keys are refetched when older than this, even when every kid is known (key revocation). */
+  cacheMaxAgeMs: number;
+}
+
+class KeySetUnavailable extends Error {}
+
+/** Safe to echo in a message or a header: a short code, no spaces, quotes or line breaks. */
+const shown = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_.-]{1,32}$/.test(value) ? `"${value}"` : 'another value');
+
+function keySetUnavailable(cause: unknown): AppError {
+  return new AppError('user_auth_unavailable', 'the tenant\'s JWKS could not be fetched or read; try again shortly (the operator should check its jwks_url)', {
+    extensions: { reason: 'jwks_unavailable' },
+    headers: { 'retry-after': '5' },
+    cause,
+  });
+}
+
+/** Maps a jose error of jwtVerify to the one reason the user is refused. */
+function refusal(error: unknown): unknown {
+  if (error instanceof KeySetUnavailable) return keySetUnavailable(error.cause);
+  if (error instanceof errors.JWKSNoMatchingKey) return unauthenticated('unknown_kid', 'no key of the tenant\'s JWKS has this token\'s kid');
+  if (error instanceof errors.JWKSMultipleMatchingKeys) return unauthenticated('unknown_kid', 'several keys of the tenant\'s JWKS have this token\'s kid');
+  if (error instanceof errors.JWSSignatureVerificationFailed) return unauthenticated('bad_signature', 'the token\'s signature does not verify with the tenant\'s key');
+  if (error instanceof errors.JOSEAlgNotAllowed) return unauthenticated('alg_not_allowed', `only ${ALLOWED_ALG} tokens are accepted`);
+  if (error instanceof errors.JWTExpired) {
+    const exp = error.payload.exp;
+    const at = typeof exp === 'number' ? ` at ${new Date(exp * 1000).toISOString()}` : '';
+    return unauthenticated('expired', `the token expired${at} (${LEEWAY_SECONDS} s leeway)`);
+  }
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return unauthenticated('not_yet_valid', `the token is not valid yet (nbf is in the future beyond ${LEEWAY_SECONDS} s leeway)`);
+    if (error.reason === 'missing') return unauthenticated('claim_missing', `the token has no ${shown(error.claim)} claim`);
+    return unauthenticated('token_malformed', `the token's ${shown(error.claim)} claim is invalid`);
+  }
+  if (error instanceof errors.JOSEError) return unauthenticated('token_malformed', 'the token is not a well-formed signed JWT');
+  return error; // not a refusal: an unexpected failure, for the caller's 500
+}
+
+function checkHeader(token: string): void {
+  let header;
+  try {
+    header = decodeProtectedHeader(token);
+  } catch {
+    throw unauthenticated('token_malformed', 'the token is not a JWT');
+  }
+  // Refused before any key is looked up: `none`, HS* (e.g. signed with the public key as the
+  // secret), ES*, PS* and anything else never reach a verifier.
+  if (header.alg !== ALLOWED_ALG) throw unauthenticated('alg_not_allowed', `the token is signed with alg ${shown(header.alg)}; only ${ALLOWED_ALG} is accepted`);
+  if (typeof header.kid !== 'string' || !header.kid) throw unauthenticated('kid_missing', 'the token\'s header has no kid: the key is chosen by kid');
+}
+
+/** The user id of verified claims: token_use, username and aud as spec 5.2 requires. */
+export function userIdOf(claims: JWTPayload): string {
+  const { token_use: use, username } = claims;
+  if (use === undefined) throw unauthenticated('claim_missing', 'the token has no token_use claim');
+  if (use !== 'access') throw unauthenticated('wrong_token_use', `token_use is ${shown(use)}; an access token (token_use "access") is required`);
+  if (typeof username !== 'string') throw unauthenticated('claim_missing', 'the token has no username claim (the user\'s UUID)');
+  if (!UUID.test(username)) throw unauthenticated('username_not_uuid', 'the username claim must be the user\'s UUID');
+  if (claims.aud === undefined) throw unauthenticated('claim_missing', 'the token has no aud claim (the user\'s UUID)');
+  const aud = Array.isArray(claims.aud) && claims.aud.length === 1 ? claims.aud[0] : claims.aud;
+  if (typeof aud !== 'string' || !UUID.test(aud)) throw unauthenticated('wrong_audience', 'aud must be one value: the user\'s UUID');
+  if (aud.toLowerCase() !== username.toLowerCase()) throw unauthenticated('aud_username_mismatch', 'aud and username must be the same user UUID');
+  return username.toLowerCase();
+}
+
+export function createUserJwtVerifier(options: JwtVerifierOptions) {
+  const sets = new Map<string, { url: string; version: string; getKey: JWTVerifyGetKey }>();
+
+  /** One remote key set per tenant and URL, cached; a new one when the configuration changes. */
+  function keySetOf(tenant: JwtTenant): JWTVerifyGetKey {
+    const known = sets.get(tenant.tenantId);
+    if (known && known.url === tenant.jwksUrl && known.version === tenant.version) return known.getKey;
+    const remote = createRemoteJWKSet(new URL(tenant.jwksUrl), {
+      cooldownDuration: options.cooldownMs,
+      timeoutDuration: options.timeoutMs,
+      cacheMaxAge: options.cacheMaxAgeMs,
+    });
+    const getKey: JWTVerifyGetKey = async (header, token) => {
+      try {
+        return await remote(header, token);
+      } catch (error) {
+        if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+        throw new KeySetUnavailable('JWKS unavailable', { cause: error });
+      }
+    };
+    sets.set(tenant.tenantId, { url: tenant.jwksUrl, version: tenant.version, getKey });
+    return getKey;
+  }
+
+  /**
+   * client_id is read before the signature is checked: a token of another tenant (or another
+   * client) is refused without fetching this tenant's keys. Refusing on unverified claims is safe;
+   * accepting never happens before the signature and the times verify.
+   */
+  async function checkClientId(token: string, tenant: JwtTenant): Promise<void> {
+    let clientId: unknown;
+    try {
+      clientId = decodeJwt(token).client_id;
+    } catch {
+      throw unauthenticated('token_malformed', 'the token is not a well-formed JWT (its payload is not a JSON object)');
+    }
+    if (clientId === tenant.clientId) return;
+    if (typeof clientId !== 'string') throw unauthenticated('claim_missing', 'the token has no client_id claim');
+    if (await options.isOtherTenantsClientId(tenant.tenantId, clientId)) {
+      throw unauthenticated('tenant_mismatch', 'the token was issued for another tenant than X-Tenant-Id names');
+    }
+    throw unauthenticated('wrong_client_id', 'the token\'s client_id is not the one configured for this tenant');
+  }
+
+  return {
+    /** Verifies a user token for a jwt-mode tenant; returns the user id (username, lower-cased). */
+    async verify(token: string, tenant: JwtTenant): Promise<string> {
+      checkHeader(token);
+      await checkClientId(token, tenant);
+      let claims: JWTPayload;
+      try {
+        ({ payload: claims } = await jwtVerify(token, keySetOf(tenant), {
+          algorithms: [ALLOWED_ALG],
+          clockTolerance: LEEWAY_SECONDS,
+          currentDate: options.clock(),
+          requiredClaims: ['exp'],
+        }));
+      } catch (error) {
+        throw refusal(error);
+      }
+      return userIdOf(claims);
+    },
+  };
+}
+
+export type UserJwtVerifier = ReturnType<typeof createUserJwtVerifier>;
