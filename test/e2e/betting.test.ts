@@ -33,7 +33,7 @@ async function ok(args: string[]) {
 /** A meeting today with four open races, every product, a quaddie and a daily double. */
 function racingDay(dir: string): string {
   const start = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
-  const runners = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `Runner ${n}`, win: 2 + n / 2, place: 1.2 + n / 10 }));
+  const runners = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `Runner ${n}`, win: 2 + n / 2, place: Number((1.2 + n / 10).toFixed(2)) }));
   const file = path.join(dir, 'day.json');
   writeFileSync(file, JSON.stringify({
     meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
