@@ -71,7 +71,7 @@ export function requestHash(input: PlaceBetInput): string {
 
 /** Reads the races, applies the catalogue checks and prices the bet. */
 export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint, tx?: Queryable): Promise<Priced> {
-  const races = await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber, tx ? { tx, lock: true } : undefined)));
+  const races = tx ? await lockedRaces(catalogue, input.legs, tx) : await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber)));
   const pools = kind === 'QUADDIE' || kind === 'DAILY_DOUBLE' ? await catalogue.getPools(input.legs[0]!.meetingId) : [];
   const checked = checkPlacement(kind, input.legs, races, pools);
   if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
@@ -89,6 +89,19 @@ export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput,
     races: races as CatalogueRace[],
     requestHash: requestHash(input),
   };
+}
+
+/**
+ * The legs' races read under a share lock, taken in (meeting, race) order — the order imports and
+ * status changes lock in — so two multi-race bets never wait on each other in a cycle.
+ */
+async function lockedRaces(catalogue: CatalogueReader, legs: LegInput[], tx: Queryable): Promise<Array<CatalogueRace | undefined>> {
+  const order = [...new Set(legs.map((l) => `${l.meetingId}/${l.raceNumber}`))]
+    .map((key) => key.split('/').map(Number) as [number, number])
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const byKey = new Map<string, CatalogueRace | undefined>();
+  for (const [meeting, race] of order) byKey.set(`${meeting}/${race}`, await catalogue.getRace(meeting, race, { tx, lock: true }));
+  return legs.map((l) => byKey.get(`${l.meetingId}/${l.raceNumber}`));
 }
 
 export function percentageText(stakeCents: bigint, count: number): string {
