@@ -128,6 +128,7 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
     /**
      * A race with its runners. With `lock`, takes FOR SHARE on the race row in the caller's
      * transaction `tx`: a status change, price change or scratching waits for it, and it for them.
+     * Lock the races of a multi-race bet in (meeting id, race number) order, as imports do.
      */
     async getRace(meetingId: number, raceNumber: number, options: { tx?: Queryable; lock?: boolean } = {}): Promise<RaceView | undefined> {
       if (options.lock && !options.tx) throw new TypeError('getRace: lock needs the caller\'s transaction (tx)');
