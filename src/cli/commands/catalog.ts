@@ -24,7 +24,8 @@ const decimal = (parse: typeof parsePrice) => (value: string): string => {
   return parsed.value;
 };
 
-function status(value: string): string {
+function status(asked: string): string {
+  const value = asked.trim().toLowerCase();
   if (!isManualStatus(value)) throw new InvalidArgumentError(`must be one of ${MANUAL_STATUSES.join(', ')} (interim and final are set by results)`);
   return value;
 }

@@ -68,6 +68,18 @@ $$;
 CREATE TRIGGER runners_price_history AFTER INSERT OR UPDATE OF win_price, place_price ON runners
   FOR EACH ROW EXECUTE FUNCTION runners_record_price();
 
+-- Every status change of a race with its time: when a race closed settles late-bet disputes.
+CREATE TABLE race_status_history (
+  meeting_id  bigint NOT NULL,
+  race_number integer NOT NULL,
+  seq         bigint GENERATED ALWAYS AS IDENTITY,
+  from_status text NOT NULL,
+  to_status   text NOT NULL,
+  changed_at  timestamptz NOT NULL,
+  PRIMARY KEY (meeting_id, race_number, seq),
+  FOREIGN KEY (meeting_id, race_number) REFERENCES race_starts ON DELETE CASCADE
+);
+
 -- Multi-race pools of a meeting: a quaddie over 4 races, a daily double over 2 (an early and a
 -- main quaddie are two rows). Races are distinct and ascending, checked on import.
 CREATE TABLE meeting_pools (

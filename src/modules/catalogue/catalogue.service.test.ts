@@ -147,6 +147,9 @@ test('status: legal moves change the race, illegal ones are a 409 naming both st
   assert.deepEqual([error.extensions.current_status, error.extensions.requested_status, error.extensions.allowed], ['closed', 'suspended', ['interim', 'abandoned']]);
   assert.match(error.message, /race is closed and cannot become suspended/);
   await rejects(services.catalogue.setStatus(900001, 7, 'final'), 'bad_request');
+  assert.equal((await services.catalogue.setStatus(900001, 7, ' Abandoned ')).status, 'abandoned');
+  assert.deepEqual((await services.catalogue.statusHistory(900001, 7)).map((h) => `${h.from}→${h.to}`),
+    ['open→suspended', 'suspended→open', 'open→closed', 'closed→abandoned']);
   await rejects(services.catalogue.setStatus(900001, 99, 'open'), 'race_not_found');
 });
 

@@ -128,6 +128,7 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
     /**
      * A race with its runners. With `lock`, takes FOR SHARE on the race row in the caller's
      * transaction `tx`: a status change, price change or scratching waits for it, and it for them.
+     * Lock the races of a multi-race bet in (meeting id, race number) order, as imports do.
      */
     async getRace(meetingId: number, raceNumber: number, options: { tx?: Queryable; lock?: boolean } = {}): Promise<RaceView | undefined> {
       if (options.lock && !options.tx) throw new TypeError('getRace: lock needs the caller\'s transaction (tx)');
@@ -148,9 +149,10 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
     },
 
     /** Moves a race along the status machine (racing/race-status.ts); interim and final come from results. */
-    async setStatus(meetingId: number, raceNumber: number, status: string) {
+    async setStatus(meetingId: number, raceNumber: number, asked: string) {
+      const status = asked.trim().toLowerCase();
       if (!isManualStatus(status)) {
-        throw new AppError('bad_request', `status must be one of ${MANUAL_STATUSES.join(', ')} (interim and final are set by results), got "${status}"`);
+        throw new AppError('bad_request', `status must be one of ${MANUAL_STATUSES.join(', ')} (interim and final are set by results), got "${asked}"`);
       }
       return withTransaction(db, async (tx) => {
         const race = await lockedRace(tx, meetingId, raceNumber);
@@ -161,7 +163,7 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
             extensions: { current_status: from, requested_status: status, allowed: nextStatuses(from) },
           });
         }
-        if (move.changed) await rq.setStatus(tx, meetingId, raceNumber, status, clock());
+        if (move.changed) await rq.setStatus(tx, meetingId, raceNumber, from, status, clock());
         return { meeting_id: meetingId, race_number: raceNumber, event_id: race.event_id, status, previous_status: from, changed: move.changed };
       });
     },
@@ -206,6 +208,11 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
       return (await rq.priceHistory(db, meetingId, raceNumber, runner)).map((h) => ({
         changed_at: h.changed_at.toISOString(), win: h.win_price, place: h.place_price, source: h.source,
       }));
+    },
+
+    /** Every status change of a race, oldest first. */
+    async statusHistory(meetingId: number, raceNumber: number) {
+      return (await rq.statusHistory(db, meetingId, raceNumber)).map((h) => ({ from: h.from_status, to: h.to_status, changed_at: h.changed_at.toISOString() }));
     },
 
     /** Imports the sample racing day (examples/racing-day.json) re-dated to `date` ("today" or YYYY-MM-DD). */

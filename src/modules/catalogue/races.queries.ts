@@ -138,9 +138,19 @@ export async function listPools(db: Queryable, meetingId: number): Promise<Array
   return rows;
 }
 
-export async function setStatus(db: Queryable, meetingId: number, raceNumber: number, status: string, now: Date): Promise<void> {
-  await db.query('UPDATE race_starts SET status = $3, status_changed_at = $4 WHERE meeting_id = $1 AND race_number = $2',
-    [meetingId, raceNumber, status, now]);
+/** Moves the race to `status` and records the change (the caller holds the race's row lock). */
+export async function setStatus(db: Queryable, meetingId: number, raceNumber: number, from: string, status: string, now: Date): Promise<void> {
+  await db.query(
+    `WITH moved AS (UPDATE race_starts SET status = $4, status_changed_at = $5 WHERE meeting_id = $1 AND race_number = $2)
+     INSERT INTO race_status_history (meeting_id, race_number, from_status, to_status, changed_at) VALUES ($1, $2, $3, $4, $5)`,
+    [meetingId, raceNumber, from, status, now]);
+}
+
+export async function statusHistory(db: Queryable, meetingId: number, raceNumber: number) {
+  const { rows } = await db.query<{ from_status: string; to_status: string; changed_at: Date }>(
+    'SELECT from_status, to_status, changed_at FROM race_status_history WHERE meeting_id = $1 AND race_number = $2 ORDER BY seq',
+    [meetingId, raceNumber]);
+  return rows;
 }
 
 /** Sets the given prices (undefined: unchanged); the trigger records the change. */
