@@ -22,6 +22,11 @@ export function fuzzRuns(runs: number): fc.Parameters<unknown> {
   };
 }
 
+/** Percent-encodes the UTF-8 bytes of any string (encodeURIComponent throws on lone surrogates). */
+export function formEncode(s: string): string {
+  return [...Buffer.from(s, 'utf8')].map((b) => (/[A-Za-z0-9_.~-]/.test(String.fromCharCode(b)) ? String.fromCharCode(b) : `%${b.toString(16).padStart(2, '0')}`)).join('');
+}
+
 /** Code points that have broken parsers, databases and trimming before. */
 const NASTY = ['\u0000', '\u0001', '\u001f', '\u007f', '\ud800', '\udbff', '\udc00', '\udfff', '\u00a0', '\u2003', '\u2028',
   '\u3000', '\ufeff', '\u200b', '\u0085', '\ufffe', '\uffff', '\u{1f600}', 'é', 'e\u0301', '"', '\\', '%', '+', '&', '=', ':', ' '];
@@ -94,6 +99,28 @@ export function assertAnswer(res: LightMyRequestResponse, options: { oauth?: boo
     assert.ok(Array.isArray(errors) && errors.length > 0, `validation_failed lists no errors: ${res.body.slice(0, 300)}`);
     for (const e of errors) assert.equal(typeof e.field, 'string', `an error names no field: ${JSON.stringify(e).slice(0, 200)}`);
   }
+}
+
+/**
+ * Counts the 2xx answers of a property: a generator whose every case is refused at the edge would
+ * never reach the handler, and its property would pass without testing anything. check() resets.
+ */
+export function okShare(minimum = 0.1) {
+  let ok = 0;
+  let all = 0;
+  return {
+    count(status: number) {
+      all += 1;
+      if (status < 300) ok += 1;
+    },
+    check() {
+      const [seen, total] = [ok, all];
+      ok = 0;
+      all = 0;
+      // A replayed case (FUZZ_PATH) is one run: nothing to say about the share.
+      if (process.env.FUZZ_PATH === undefined) assert.ok(seen >= total * minimum, `only ${seen} of ${total} cases were accepted: the generator hardly tests the accepting path`);
+    },
+  };
 }
 
 /** One fingerprint of every row of every table of the public schema (the fuzz databases are small). */
