@@ -23,13 +23,20 @@ const cents = (max: number) => fc.integer({ min: 0, max }).map((c) => c / 100);
 const pastInstant = fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2026-01-01T00:00:00Z'), noInvalidDate: true })
   .map((d) => d.toISOString().replace('Z', '+10:00'));
 
+const runners = (min: number) => fc.tuple(fc.uniqueArray(fc.integer({ min: 1, max: 9999 }), { minLength: min, maxLength: 4 }), fc.constantFrom(',', ', ', ' ,'))
+  .map(([r, separator]) => r.join(separator));
+/** What makes a bet a runner bet (win/place) or an exotic (a selection of its type's shape). */
+const kind = fc.oneof(
+  fc.record({ type: fc.constantFrom('win', 'place', 'WIN'), runner_number: fc.integer({ min: 1, max: 9999 }) }),
+  fc.record({ type: fc.constant('trifecta'), exotics_selection: fc.tuple(runners(1), runners(1), runners(1)).map((g) => g.join(' / ')) }),
+  fc.record({ type: fc.constantFrom('exacta', 'quinella', 'firstfour'), exotics_selection: runners(4).map((g) => `${g} (boxed)`) }),
+);
+
 function validBet(v: Version) {
-  return fc.record({
+  return fc.tuple(kind, fc.record({
     source: fc.constantFrom('TAB', 'SKY', 'tab', ' Sky '),
     id: v === 1 ? fc.maxSafeNat() : text(16),
     time: pastInstant,
-    type: fc.constantFrom('win', 'place', 'WIN'),
-    runner_number: fc.integer({ min: 1, max: 24 }),
     user_id: text(20),
     user_name: fc.option(text(40), { nil: undefined }),
     user_state: fc.option(fc.constantFrom('NSW', 'vic', 'QLD'), { nil: undefined }),
@@ -41,7 +48,7 @@ function validBet(v: Version) {
     price: fc.option(cents(1e5), { nil: undefined }),
     payout: fc.option(cents(1e9), { nil: undefined }),
     currency: fc.option(fc.constantFrom('AUD', 'nzd', 'USD'), { nil: undefined }),
-  }, { requiredKeys: ['source', 'id', 'time', 'type', 'runner_number', 'user_id', 'status', 'amount'] });
+  }, { requiredKeys: ['source', 'id', 'time', 'user_id', 'status', 'amount'] })).map(([k, bet]) => ({ ...bet, ...k }));
 }
 
 /** A valid batch: 1–5 bets with distinct keys (source and id differ after normalising). */
