@@ -24,6 +24,23 @@ export async function uploadContext(db: Queryable, clientId: string, meetingId: 
   return rows[0];
 }
 
+/**
+ * Serialises the uploads of one race of one tenant until the transaction ends. Without it, N
+ * concurrent uploads of the same bets block on each other's rows, then find a snapshot older than
+ * the rows they replaced and roll back and retry: O(N²) work and dead row versions. Queued, each
+ * upload runs once, and its statement (a new snapshot in READ COMMITTED) sees every upload before.
+ * The source is not part of the key: a batch may carry several sources, and one lock per upload
+ * cannot deadlock. hashtextextended is stable across PostgreSQL versions (hash partitioning relies
+ * on it); a collision of two races only makes them queue, never breaks correctness.
+ */
+export async function lockRace(db: Queryable, tenantId: string, meetingId: number, raceNumber: number): Promise<void> {
+  await db.query({
+    name: 'reporting_lock_race',
+    text: `SELECT pg_advisory_xact_lock(hashtextextended('reporting_race:' || $1::text || ':' || $2::bigint || ':' || $3::int, 0))`,
+    values: [tenantId, meetingId, raceNumber],
+  });
+}
+
 // Upload columns in the order of the unnest() arrays, with their array types.
 const INPUT: Array<[keyof BetColumns, string]> = [
   ['source', 'text'], ['bet_id', 'text'], ['leg', 'int'], ['bet_time', 'timestamptz'], ['bet_type', 'text'],
@@ -47,8 +64,8 @@ const unnestNames = INPUT.map(([c]) => c).join(', ');
 // One statement per batch (ARCHITECTURE: set-based). Rows go in key order so that two overlapping
 // batches lock their rows in the same order (no deadlocks). The versions that the upsert replaces
 // are read from the statement's snapshot and copied to reported_bet_revisions; if a concurrent
-// upload changed a row after that snapshot, the revision numbers do not line up (fewer revisions
-// than updates) and the caller retries the transaction.
+// upload changed a row after that snapshot (only possible across races: lockRace serialises one
+// race), the revision numbers do not line up (fewer revisions than updates) and the caller retries.
 // $1 tenant, $2 meeting, $3 race, $4 client, $5 received_at, $6 meeting date, $7 time zone, $8 api version.
 const UPSERT = `
 WITH input AS (

@@ -1,0 +1,133 @@
+// npm run bench:upload-storm — latency of a storm of concurrent uploads of ONE race: N uploads of
+// the same realistic 1,000 bets (each upload with its own amounts, so every one changes every bet)
+// sent at once to `bin/wagerline serve` in its own process, for N = 8 and 32. Uploads of one race
+// queue on a lock (docs/upload.md), so the worst latency grows with N × one upload's time.
+// Uses DATABASE_URL's server (a scratch database is created and dropped) or an embedded
+// PostgreSQL in a temporary directory. BENCH_STORM_ROUNDS storms per size (default 3), each on a
+// new race. Last line: one JSON object with the figures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import pg from 'pg';
+import { Pool as HttpPool } from 'undici';
+import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { createPool, type Pool } from '../src/db/pool.ts';
+import { buildBatch } from '../src/modules/reporting/bet-factory.ts';
+import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import { freePort } from '../test/helpers/net.ts';
+
+const BATCH = 1000;
+const SIZES = [8, 32];
+const ROUNDS = Number(process.env.BENCH_STORM_ROUNDS ?? 3);
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+function startServe(databaseUrl: string, port: number): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../bin/wagerline'), 'serve'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+        WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    child.stdout!.once('data', () => resolve(child));
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
+}
+
+/** N bodies of one race: the same bets, upload k with every stake 1 + k/100 of the generated one. */
+function stormBodies(meetingId: number, n: number, betTime: string): string[] {
+  const batch = buildBatch({ meetingId, raceNumber: 1, count: BATCH, seed: meetingId, idPrefix: `st${meetingId}`, time: betTime });
+  return Array.from({ length: n }, (_, k) => JSON.stringify({
+    ...batch,
+    bets: batch.bets.map((b) => ({ ...b, amount: Math.round(Number(b.amount) * (100 + k)) / 100, net_result: null })),
+  }));
+}
+
+interface Storm { p50_ms: number; p99_ms: number; max_ms: number; storm_s: number; uploads: number }
+
+/** Sends every body at once; per-request latency percentiles over all rounds. */
+async function storms(http: HttpPool, token: string, rounds: string[][]): Promise<Storm> {
+  const latencies: number[] = [];
+  let wall = 0;
+  for (const bodies of rounds) {
+    const t0 = performance.now();
+    await Promise.all(bodies.map(async (body) => {
+      const s = performance.now();
+      const res = await http.request({ path: '/public/uploadRaceV2', method: 'POST', body,
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
+      const out = await res.body.text();
+      if (res.statusCode !== 200) throw new Error(`upload answered ${res.statusCode}: ${out.slice(0, 300)}`);
+      latencies.push(performance.now() - s);
+    }));
+    wall += performance.now() - t0;
+  }
+  latencies.sort((a, b) => a - b);
+  const round = (v: number) => Math.round(v);
+  return { p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), max_ms: round(latencies.at(-1)!),
+    storm_s: Math.round(wall / rounds.length / 10) / 100, uploads: latencies.length };
+}
+
+async function main(): Promise<void> {
+  let embedded: EmbeddedDatabase | undefined;
+  let tmp: string | undefined;
+  let serverUrl = process.env.DATABASE_URL;
+  if (!serverUrl) {
+    tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-'));
+    chmodSync(tmp, 0o755);
+    embedded = await startEmbedded(tmp, await freePort());
+    serverUrl = embedded.url;
+  }
+  const name = `wl_bench_storm_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  let serve: ChildProcess | undefined;
+  let pool: Pool | undefined;
+  try {
+    await migrate(url.toString());
+    pool = createPool(url.toString(), 2);
+    const tenants = createTenantService({ db: pool });
+    const tenant = await tenants.createTenant({ name: 'Bench Bet' });
+    const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
+    const port = await freePort();
+    serve = await startServe(url.toString(), port);
+    const http = new HttpPool(`http://127.0.0.1:${port}`, { connections: Math.max(...SIZES), pipelining: 1 });
+    const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
+    const tokenRes = await http.request({ path: '/oauth/token', method: 'POST', body: 'grant_type=client_credentials',
+      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' } });
+    const { access_token: token } = (await tokenRes.body.json()) as { access_token: string };
+    const betTime = new Date(Date.now() - 3600_000).toISOString().replace('Z', '+00:00');
+    let meeting = 200_000;
+    console.log(`storms of concurrent uploads of one ${BATCH}-bet race, ${ROUNDS} per size; database ${embedded ? 'embedded PostgreSQL' : 'DATABASE_URL server'}`);
+    await storms(http, token, [stormBodies(++meeting, 4, betTime)]); // warm-up
+    const figures: Record<string, unknown> = { database: embedded ? 'embedded' : 'DATABASE_URL', rounds: ROUNDS };
+    for (const n of SIZES) {
+      const run = await storms(http, token, Array.from({ length: ROUNDS }, () => stormBodies(++meeting, n, betTime)));
+      figures[`storm_${n}`] = run;
+      console.log(`storm of ${n}: p50 ${run.p50_ms} ms, p99 ${run.p99_ms} ms, max ${run.max_ms} ms per upload; ${run.storm_s} s per storm (${run.uploads} uploads)`);
+    }
+    await http.close();
+    console.log(JSON.stringify(figures));
+  } finally {
+    if (serve && serve.exitCode === null) {
+      const exited = new Promise((r) => serve!.once('exit', r));
+      serve.kill('SIGTERM');
+      await exited;
+    }
+    await pool?.end();
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
+    await admin.end();
+    await embedded?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+await main();
