@@ -16,7 +16,7 @@ import { Pool as HttpPool } from 'undici';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
-import { buildBatch } from '../src/modules/reporting/bet-factory.ts';
+import { buildBatch } from '../test/factories/bet-factory.ts';
 import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
 import { freePort } from '../test/helpers/net.ts';
 

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { buildBet } from '../src/modules/reporting/bet-factory.ts';
-import { importMeetings } from '../src/modules/reporting/meetings.service.ts';
+import { buildBet } from './factories/bet-factory.ts';
 import { GROUP_KEYS } from '../src/modules/reports/reports.queries.ts';
 import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
 import { assertAnswer, edgeNumber, formEncode, fuzzRuns, nastyString, okShare, tablesFingerprint } from './helpers/fuzz.ts';
@@ -20,7 +19,7 @@ before(async () => {
   ctx.clock.set(new Date('2024-05-03T12:00:00+10:00'));
   operator = (await seedClient(ctx, { agencies: ['TAB', 'SKY'] })).auth;
   authority = (await seedClient(ctx, { scopes: ['report'], jurisdictions: ['NSW'] })).auth;
-  await importMeetings(ctx.db.pool, [{ meeting_id: 100, date: '2024-05-01', venue: 'Randwick', jurisdiction: 'NSW', code: 'T', races: [] }]);
+  await ctx.services.catalogue.importMeetings([{ meeting_id: 100, date: '2024-05-01', venue: 'Randwick', jurisdiction: 'NSW', code: 'T', races: [] }]);
   // Race 100/1: bets of two sources, ids that sort differently as text and as numbers; uploaded late.
   const bets = Array.from({ length: RACE_BETS }, (_, i) => buildBet({ id: `b${i}`, source: i % 3 ? 'TAB' : 'SKY', user_name: `n\u00e9${i}` }));
   const res = await ctx.app.inject({ method: 'POST', url: '/public/uploadRaceV2', payload: { meeting_id: 100, race_number: 1, bets },

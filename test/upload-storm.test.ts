@@ -3,7 +3,7 @@
 // upload becomes exactly one revision of every bet, and the rows end as the last upload committed.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { buildBatch } from '../src/modules/reporting/bet-factory.ts';
+import { buildBatch } from './factories/bet-factory.ts';
 import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
 
 const BETS = 1000;
