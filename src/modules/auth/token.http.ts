@@ -3,6 +3,7 @@
 // client_secret in the body). Errors keep RFC 6749 §5.2's shape, not problem+json.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { echo } from '../../errors.ts';
 import { OAuthError, type TokenService } from './tokens.service.ts';
 
 const TokenRequest = Type.Object(
@@ -105,7 +106,7 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
       const grantType = field(body, 'grant_type');
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
       if (grantType !== 'client_credentials') {
-        throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use client_credentials`);
+        throw new OAuthError('unsupported_grant_type', `grant_type ${echo(grantType)} is not supported; use client_credentials`);
       }
       const { id, secret } = credentials(request.headers.authorization, body);
       const token = await tokens.grant(id, secret, field(body, 'scope'));

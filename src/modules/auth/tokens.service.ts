@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT, createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK } from 'jose';
 import type { Pool } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import { echo } from '../../errors.ts';
 import * as clients from '../tenants/tenants.queries.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
 import { ALG, loadSigningKeys, type SigningKey } from './signing-keys.ts';
@@ -108,7 +109,7 @@ export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock 
       if (requestedScope !== undefined && requestedScope.trim() !== '') {
         const wanted = [...new Set(requestedScope.trim().split(/\s+/))];
         const notAllowed = wanted.find((s) => !client.scopes.includes(s));
-        if (notAllowed) throw new OAuthError('invalid_scope', `scope "${notAllowed}" is not granted to this client`);
+        if (notAllowed) throw new OAuthError('invalid_scope', `scope ${echo(notAllowed)} is not granted to this client`);
         scopes = wanted;
       }
       return issue({ clientId: client.client_id, tenantId: client.tenant_id, scopes });

@@ -1,6 +1,7 @@
 // The rules of one bet object (spec 2.2 and what it implies; docs/upload.md has the table).
 import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RULES, MAX_RUNNER, type BetType } from './selection.ts';
 import { parseInstant, toMicros, toMoney, MONEY_LIMIT, type Instant } from './values.ts';
+import { echo } from '../../errors.ts';
 import type { BetColumns, BetError, UploadWarning, ValidationContext } from './validate.ts';
 
 /** Tolerated clock difference between an operator and us for "placed in the future". */
@@ -66,9 +67,9 @@ function fail(st: BetState, field: string, message: string): undefined {
 function checkTerminal(st: BetState, userId: string | null | undefined, terminalId: string | null | undefined): void {
   if (!userId || terminalId === undefined) return;
   const anonymous = ANONYMOUS.has(userId.toLowerCase());
-  if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is "${userId}"`);
+  if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is ${echo(userId)}`);
   else if (!anonymous && terminalId !== null) {
-    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got "${userId}"`);
+    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got ${echo(userId)}`);
   }
 }
 
@@ -125,7 +126,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   st.bet = bet;
   const { ctx, errors, warnings } = st;
   for (const key in bet) {
-    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${key}`, () => `unknown field "${key}" ignored`);
+    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${key}`, () => `unknown field ${echo(key)} ignored`);
   }
 
   // id: a JSON integer on V1, a string on V2 (spec 9); stored as text either way.
@@ -147,7 +148,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
     else fail(st, 'source', agencies.length ? `is required: this client reports for several agencies (${agencies.join(', ')})` : 'cannot be checked: this client has no agencies configured');
   } else if (typeof bet.source !== 'string') fail(st, 'source', 'must be a string');
   else if (agencies.includes(bet.source.trim().toUpperCase())) source = bet.source.trim().toUpperCase();
-  else fail(st, 'source', `"${bet.source}" is not one of this client's agencies (${agencies.join(', ') || 'none configured'})`);
+  else fail(st, 'source', `${echo(bet.source)} is not one of this client's agencies (${agencies.join(', ') || 'none configured'})`);
 
   let leg = 1;
   if (bet.leg != null) {
@@ -194,7 +195,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   if (userState) {
     const upper = userState.toUpperCase();
     if (ctx.userStates.has(upper)) userState = upper;
-    else userState = fail(st, 'user_state', `"${userState}" is not one of ${[...ctx.userStates].join(', ')}`);
+    else userState = fail(st, 'user_state', `${echo(userState)} is not one of ${[...ctx.userStates].join(', ')}`);
   }
   const infoType = text(st, 'info_type', 100);
   const medium = text(st, 'medium', 100);
@@ -214,7 +215,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   if (bet.currency != null && bet.currency !== '') {
     const c = typeof bet.currency === 'string' ? bet.currency.trim().toUpperCase() : '';
     if (CURRENCIES.has(c)) currency = c;
-    else fail(st, 'currency', `must be an ISO 4217 currency code, got ${JSON.stringify(bet.currency)}`);
+    else fail(st, 'currency', `must be an ISO 4217 currency code such as "AUD", got ${echo(bet.currency)}`);
   }
 
   if (source !== undefined && betId !== undefined) {
