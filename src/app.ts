@@ -15,6 +15,7 @@ import { registerAuthenticate } from './http/authenticate.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
+import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
 import { registerReportingRoutes } from './modules/reporting/reporting.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
@@ -53,13 +54,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-    ajv: { customOptions: { allErrors: true } },
+    // No type coercion anywhere (Fastify's default turns ["x"] into "x" and "1" into 1): a JSON
+    // field of the wrong type is a 400. Query values are strings by nature: their schemas are
+    // strings (with patterns) and the routes parse them explicitly (docs/errors.md).
+    ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   registerProblemHandlers(app);
+  registerTextRules(app);
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   await app.register(formbody);
   await app.register(rateLimit, { global: false });

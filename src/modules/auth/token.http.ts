@@ -79,7 +79,8 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
   app.post(
     '/oauth/token',
     {
-      config: { rateLimit: { max: ratePerMinute, timeWindow: '1 minute' } },
+      // U+0000 in client_id is an unknown client (invalid_client, tokens.service), not a 400.
+      config: { rateLimit: { max: ratePerMinute, timeWindow: '1 minute' }, ownTextRules: true },
       schema: {
         tags: ['auth'],
         summary: 'Get an access token (OAuth 2.0 client credentials)',

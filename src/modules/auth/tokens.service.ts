@@ -100,7 +100,8 @@ export function createTokenService({ db, box, ttlSeconds, refreshSeconds, clock 
 
     /** Checks client credentials and the requested scope, then issues a token. */
     async grant(clientId: string, clientSecret: string, requestedScope?: string) {
-      const client = await clients.findClient(db, clientId);
+      // No client id holds U+0000 (PostgreSQL refuses the byte): unknown, without a query.
+      const client = clientId.includes('\u0000') ? undefined : await clients.findClient(db, clientId);
       const ok = await verifySecret(clientSecret, client?.secret_hash ?? (await decoyHash()));
       if (!client || !ok || client.status !== 'active') {
         throw new OAuthError('invalid_client', 'client authentication failed');

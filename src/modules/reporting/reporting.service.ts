@@ -110,13 +110,14 @@ export function createReportingService(deps: { db: Pool; config: Config; clock?:
 
   async function listBets(
     principal: Principal,
-    query: { meeting_id: string | number; race_number: string | number; source?: string; limit?: number; cursor?: string },
+    query: { meeting_id: string | number; race_number: string | number; source?: string; limit?: string; cursor?: string },
   ): Promise<BetPage> {
     const meetingId = positiveInteger(query.meeting_id, Number.MAX_SAFE_INTEGER);
     const raceNumber = positiveInteger(query.race_number, MAX_RACE_NUMBER);
     if (meetingId === undefined) throw new AppError('bad_request', 'meeting_id must be a positive integer');
     if (raceNumber === undefined) throw new AppError('bad_request', `race_number must be an integer from 1 to ${MAX_RACE_NUMBER}`);
-    const limit = query.limit ?? 100;
+    const limit = query.limit === undefined ? 100 : positiveInteger(query.limit, 1000);
+    if (limit === undefined) throw new AppError('bad_request', 'limit must be an integer from 1 to 1000');
     const rows = await q.listRaceBets(db, {
       tenantId: principal.tenantId,
       meetingId,
