@@ -12,6 +12,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
 import { registerAuthenticate } from './http/authenticate.ts';
+import { serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
@@ -49,7 +50,7 @@ export const REDACT = [
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
+    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, serializers, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
     bodyLimit: config.WAGERLINE_BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),

@@ -42,6 +42,8 @@ export function testClock(start = new Date()): TestClock {
 export interface TestAppOptions {
   /** Extra routes a test registers before the app is ready (e.g. a probe behind authenticate()). */
   routes?: (app: FastifyInstance) => void;
+  /** pino options for the app's logger (default: no logs), e.g. {level: 'info', stream} to read them. */
+  logger?: Record<string, unknown>;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
@@ -63,7 +65,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     clock,
   });
   await tokens.refresh();
-  const app = await buildApp({ config, db: db.pool, tokens, clock, logger: false });
+  const app = await buildApp({ config, db: db.pool, tokens, clock, logger: options.logger ?? false });
   options.routes?.(app);
   await app.ready();
   return {
