@@ -10,8 +10,10 @@ import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
+import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { registerAuthenticate } from './http/authenticate.ts';
+import { createCursorCodec } from './http/cursor.ts';
 import { serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
@@ -29,6 +31,8 @@ export interface AppDeps {
   config: Config;
   db: Pool;
   tokens: TokenService;
+  /** The secret box of WAGERLINE_SECRET_KEY: keys derived from it sign page cursors. */
+  box: SecretBox;
   registry?: Registry;
   /** Wallet integration (reserve, enqueue of durable calls) for the modules that cause wallet calls. */
   wallet?: WalletService;
@@ -92,6 +96,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerOpsRoutes(app, deps.db, deps.tokens);
   registerTokenRoute(app, deps.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
   registerReportRoutes(app, createReportsService({ db: deps.db }));
-  registerReportingRoutes(app, createReportingService({ db: deps.db, config, clock: deps.clock ?? (() => new Date()) }), config);
+  registerReportingRoutes(app, createReportingService({
+    db: deps.db, config, cursors: createCursorCodec(deps.box.derive('cursor')), clock: deps.clock ?? (() => new Date()),
+  }), config);
   return app;
 }

@@ -28,6 +28,7 @@ export async function startServer(config: Config): Promise<Server> {
     config,
     db: runtime.database.pool,
     tokens: runtime.tokens,
+    box: runtime.box,
     registry,
     wallet,
     logger: { stream: process.stderr },

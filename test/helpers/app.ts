@@ -65,7 +65,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
     clock,
   });
   await tokens.refresh();
-  const app = await buildApp({ config, db: db.pool, tokens, clock, logger: options.logger ?? false });
+  const app = await buildApp({ config, db: db.pool, tokens, box, clock, logger: options.logger ?? false });
   options.routes?.(app);
   await app.ready();
   return {
