@@ -7,7 +7,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { isDate, parseInstant, positiveInteger } from './values.ts';
+import { isDate, parseInstant, positiveInteger, trimText } from './values.ts';
 import { MAX_RACE_NUMBER } from './validate.ts';
 import * as q from './meetings.queries.ts';
 
@@ -36,10 +36,10 @@ export function toMeetings(records: Array<Record<string, unknown>>): MeetingInpu
   records.forEach((r, i) => {
     const at = `record ${i + 1}`;
     const id = positiveInteger(r.meeting_id, Number.MAX_SAFE_INTEGER);
-    const date = typeof r.date === 'string' ? r.date.trim() : '';
-    const venue = typeof r.venue === 'string' ? r.venue.trim() : '';
-    const jurisdiction = typeof r.jurisdiction === 'string' ? r.jurisdiction.trim().toUpperCase() : '';
-    const code = typeof r.code === 'string' ? r.code.trim().toUpperCase() : '';
+    const date = typeof r.date === 'string' ? trimText(r.date) : '';
+    const venue = typeof r.venue === 'string' ? trimText(r.venue) : '';
+    const jurisdiction = typeof r.jurisdiction === 'string' ? trimText(r.jurisdiction).toUpperCase() : '';
+    const code = typeof r.code === 'string' ? trimText(r.code).toUpperCase() : '';
     const before = errors.length;
     if (id === undefined) errors.push(`${at}: meeting_id must be a positive integer`);
     if (!isDate(date)) errors.push(`${at}: date must be YYYY-MM-DD`);
@@ -51,7 +51,7 @@ export function toMeetings(records: Array<Record<string, unknown>>): MeetingInpu
     if (r.races !== undefined && !Array.isArray(r.races)) errors.push(`${at}: races must be an array`);
     const parsedRaces = races.map((race, j) => {
       const n = positiveInteger(race.race_number, MAX_RACE_NUMBER);
-      const start = typeof race.start_time === 'string' ? parseInstant(race.start_time.trim()) : undefined;
+      const start = typeof race.start_time === 'string' ? parseInstant(trimText(race.start_time)) : undefined;
       if (n === undefined) errors.push(`${at}: race ${j + 1}: race_number must be 1 to ${MAX_RACE_NUMBER}`);
       if (!start) errors.push(`${at}: race ${j + 1}: start_time must be an ISO 8601 date-time with a UTC offset`);
       return { race_number: n ?? 0, start_time: start?.text ?? '' };
