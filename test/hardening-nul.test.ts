@@ -62,3 +62,11 @@ test('U+0000 in report parameters and the /public/bets query is a 400 naming the
     assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), [field], url);
   }
 });
+
+test('meeting import files: a venue holding U+0000 is refused with the record named, before SQL', async () => {
+  const { toMeetings } = await import('../src/modules/reporting/meetings.service.ts');
+  assert.throws(
+    () => toMeetings([{ meeting_id: 1, date: '2024-05-01', venue: 'Rand\u0000wick', jurisdiction: 'NSW', code: 'T' }]),
+    /record 1: venue must not contain control characters/,
+  );
+});
