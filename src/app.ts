@@ -12,9 +12,11 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
 import { registerAuthenticate } from './http/authenticate.ts';
+import { serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
+import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
 import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
@@ -50,18 +52,22 @@ export const REDACT = [
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
+    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, serializers, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
     bodyLimit: config.WAGERLINE_BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     return503OnClosing: true,
-    ajv: { customOptions: { allErrors: true } },
+    // No type coercion anywhere (Fastify's default turns ["x"] into "x" and "1" into 1): a JSON
+    // field of the wrong type is a 400. Query values are strings by nature: their schemas are
+    // strings (with patterns) and the routes parse them explicitly (docs/errors.md).
+    ajv: { customOptions: { allErrors: true, coerceTypes: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   registerProblemHandlers(app);
+  registerTextRules(app);
   await app.register(helmet, { contentSecurityPolicy: false, global: true });
   await app.register(formbody);
   await app.register(rateLimit, { global: false });

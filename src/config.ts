@@ -79,7 +79,7 @@ export const SETTINGS = {
   LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level of the JSON logs on stderr.', 'info'),
   WAGERLINE_DATA_DIR: setting(text, 'Directory for the embedded database and the generated secret key.', '.wagerline'),
   WAGERLINE_EMBEDDED_PG_PORT: setting(integer(1, 65535), 'Port of the embedded PostgreSQL (only when DATABASE_URL is unset).', '54329'),
-  WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets: token signing keys, wallet credentials. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),
+  WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets (token signing keys, wallet credentials) and signs page cursors. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),
   WAGERLINE_TOKEN_TTL_SECONDS: setting(integer(60, 86400), 'Lifetime of access tokens issued by /oauth/token.', '3600'),
   WAGERLINE_AUTH_REFRESH_SECONDS: setting(integer(1, 60), 'How often each process reloads revoked clients and signing keys; a revoked client is refused within this time.', '10'),
   WAGERLINE_TOKEN_RATE_LIMIT: setting(integer(1, 100000), 'Token requests allowed per client address per minute.', '120'),

@@ -74,3 +74,20 @@ export class AppError extends Error {
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;
 }
+
+/** How much of a client's value an error message may quote. */
+export const ECHO_CHARS = 40;
+
+/**
+ * A client's value quoted in an error message: at most ECHO_CHARS characters of a string (then
+ * "…"), and only the kind of anything else. Never serialises the whole value: a 3 MB string would
+ * grow the answer, and a 5,000-deep array would overflow the stack of JSON.stringify.
+ */
+export function echo(value: unknown): string {
+  if (typeof value === 'string') {
+    const chars = Array.from(value.slice(0, ECHO_CHARS * 2)).slice(0, ECHO_CHARS).join('');
+    return JSON.stringify(chars.length < value.length ? `${chars}…` : chars);
+  }
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
+  return Array.isArray(value) ? 'an array' : `a value of type ${typeof value}`;
+}

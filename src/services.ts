@@ -7,6 +7,7 @@ import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
+import { createCursorCodec } from './http/cursor.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
 import { createBettingService } from './modules/betting/betting.service.ts';
 import { createUserAuthService, type UserAuthServiceDeps } from './modules/auth/user-auth.service.ts';
@@ -42,7 +43,8 @@ export function createServices(deps: ServiceDeps) {
   });
   const catalogue = createCatalogueService({ db, clock });
   const users = createUserAuthService({ db, tenants, clock, ...deps.userAuth });
-  const intake = createIntakeService({ db, config, clock });
+  // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).
+  const intake = createIntakeService({ db, config, clock, cursors: createCursorCodec(box.derive('cursor')) });
   const reports = createReportsService({ db });
   const wallet = createWalletService({
     db, box, tenants, config, clock,

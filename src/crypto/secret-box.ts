@@ -1,7 +1,7 @@
 // Seals secrets stored in the database (token signing keys, wallet credentials) with AES-256-GCM.
 // The key is WAGERLINE_SECRET_KEY, or for the embedded default a key generated once into the data
 // directory. Sealed form: "v1.<iv>.<tag>.<ciphertext>" (base64url parts).
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
@@ -9,11 +9,16 @@ import type { Config } from '../config.ts';
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
+  /** A 32-byte key for one purpose (HKDF-SHA256 of the secret key): e.g. the MAC of page cursors. */
+  derive(purpose: string): Buffer;
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
   if (key.length !== 32) throw new Error('secret key must be 32 bytes');
   return {
+    derive(purpose) {
+      return Buffer.from(hkdfSync('sha256', key, Buffer.alloc(0), `wagerline:${purpose}`, 32));
+    },
     seal(plain) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);

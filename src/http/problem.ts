@@ -4,12 +4,51 @@
 // never with SQL or a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { AppError, echo, ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function problemType(code: string): string {
   return `urn:wagerline:problem:${code}`;
+}
+
+/** At most this many entries of `errors` are listed; `errors_omitted` counts the rest. */
+export const MAX_LISTED_ERRORS = 50;
+/** No string of a problem document is longer (a client's value may hide in a message or an id). */
+const MAX_TEXT = 300;
+/** Hard cap on a problem document: entries of `errors` are dropped until it fits. */
+export const MAX_PROBLEM_BYTES = 16 * 1024;
+
+function clip(value: unknown): unknown {
+  if (typeof value === 'string' && value.length > MAX_TEXT) return `${value.slice(0, MAX_TEXT)}…`;
+  return value;
+}
+
+/** An error entry with every string member clipped (entries are flat: {index, id, field, message}). */
+function clipEntry(entry: unknown): unknown {
+  if (typeof entry !== 'object' || entry === null) return clip(entry);
+  return Object.fromEntries(Object.entries(entry).map(([k, v]) => [k, typeof v === 'object' && v !== null ? echo(v) : clip(v)]));
+}
+
+/**
+ * The one place a problem document is serialized: an invalid 3 MB upload must not get a 4 MB
+ * answer, so strings are clipped, `errors` is listed up to MAX_LISTED_ERRORS (with the count of the
+ * rest) and the whole stays under MAX_PROBLEM_BYTES.
+ */
+export function problemBody(error: AppError, instance: string): string {
+  const { errors, ...extensions } = error.extensions;
+  const doc: Record<string, unknown> = {
+    type: problemType(error.code), title: error.title, status: error.status, detail: clip(error.message), code: error.code,
+    instance: clip(instance), ...Object.fromEntries(Object.entries(extensions).map(([k, v]) => [k, clip(v)])),
+  };
+  if (!Array.isArray(errors)) return JSON.stringify(errors === undefined ? doc : { ...doc, errors: clip(errors) });
+  let listed = errors.slice(0, MAX_LISTED_ERRORS).map(clipEntry);
+  for (;;) {
+    const omitted = errors.length - listed.length;
+    const text = JSON.stringify({ ...doc, errors: listed, ...(omitted ? { errors_omitted: omitted } : {}) });
+    if (Buffer.byteLength(text) <= MAX_PROBLEM_BYTES || listed.length === 0) return text;
+    listed = listed.slice(0, Math.floor(listed.length / 2));
+  }
 }
 
 export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply {
@@ -18,15 +57,7 @@ export function sendProblem(reply: FastifyReply, error: AppError): FastifyReply 
     .status(error.status)
     .type(PROBLEM_CONTENT_TYPE)
     // Serialized here, so a route's documented error schema can never drop an extension.
-    .send(JSON.stringify({
-      type: problemType(error.code),
-      title: error.title,
-      status: error.status,
-      detail: error.message,
-      code: error.code,
-      instance: reply.request.url.split('?')[0],
-      ...error.extensions,
-    }));
+    .send(problemBody(error, reply.request.url.split('?')[0]!));
 }
 
 /** The problem+json body, for the OpenAPI document. */
@@ -38,7 +69,8 @@ const Problem = Type.Object({
   code: Type.String({ description: 'Stable error code (docs/errors.md)' }),
   instance: Type.String(),
   errors: Type.Optional(Type.Array(Type.Object({ field: Type.String(), message: Type.String() }, { additionalProperties: true }),
-    { description: 'Every invalid field (validation_failed); uploads add index and id of each invalid bet' })),
+    { description: `Every invalid field (validation_failed), the first ${MAX_LISTED_ERRORS}; uploads add index and id of each invalid bet` })),
+  errors_omitted: Type.Optional(Type.Integer({ description: 'How many more errors there are than listed' })),
 }, { additionalProperties: true });
 
 const WHEN: Record<number, string> = {

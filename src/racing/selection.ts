@@ -2,6 +2,8 @@
 // by ",", positions or legs separated by "/", an optional "(BOXED)" suffix; whitespace around
 // separators is allowed because real payloads send "1, 2, 3" and "4 / 6".
 
+import { echo } from '../errors.ts';
+
 export const BET_TYPES = ['win', 'place', 'multi', 'exacta', 'trifecta', 'quaddie', 'firstfour', 'quinella', 'dailydouble'] as const;
 export type BetType = (typeof BET_TYPES)[number];
 
@@ -61,8 +63,8 @@ export function parseSelection(text: string): Selection | string {
     const seen = new Set<number>();
     for (const raw of part.split(',')) {
       const runner = raw.trim();
-      if (!runner) return `has an empty runner in position ${groups.length + 1} ("${text}")`;
-      if (!RUNNER.test(runner)) return `has "${runner}" where a runner number (1 to ${MAX_RUNNER}) belongs`;
+      if (!runner) return `has an empty runner in position ${groups.length + 1} (${echo(text)})`;
+      if (!RUNNER.test(runner)) return `has ${echo(runner)} where a runner number (1 to ${MAX_RUNNER}) belongs`;
       const n = Number(runner);
       if (seen.has(n)) return `names runner ${n} twice in position ${groups.length + 1}`;
       seen.add(n);

@@ -61,6 +61,23 @@ export function isDate(text: string): boolean {
   return y >= 1900 && mo >= 1 && mo <= 12 && d >= 1 && d <= daysIn(y, mo);
 }
 
+// Unicode White_Space (spaces of every width, tabs, line breaks, NBSP, U+0085) and the BOM.
+const SPACE = /[\p{White_Space}\uFEFF]/u;
+
+/**
+ * The one trimming rule of uploaded text (docs/upload.md): Unicode white space off both ends,
+ * always, whatever the ends are; nothing inside is touched. A value that is only white space is
+ * "" (not given), so an invisible value is never stored and an extra space never changes a verdict.
+ * A loop, not /\s+$/: that regex is quadratic on a long run of spaces followed by a letter.
+ */
+export function trimText(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && SPACE.test(text[start]!)) start++;
+  while (end > start && SPACE.test(text[end - 1]!)) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
+}
+
 /**
  * A positive integer sent as a JSON integer or as a string of digits (sample payloads send
  * meeting_id as a string, spec 2.1). Undefined when it is neither or exceeds `max`.
@@ -68,7 +85,7 @@ export function isDate(text: string): boolean {
 export function positiveInteger(value: unknown, max: number): number | undefined {
   let n: number;
   if (typeof value === 'number') n = value;
-  else if (typeof value === 'string' && /^\d{1,18}$/.test(value.trim())) n = Number(value.trim());
+  else if (typeof value === 'string' && /^\d{1,18}$/.test(trimText(value))) n = Number(trimText(value));
   else return undefined;
   return Number.isSafeInteger(n) && n >= 1 && n <= max ? n : undefined;
 }

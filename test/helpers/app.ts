@@ -51,6 +51,8 @@ export function testServices(db: TestDatabase, box: SecretBox, options: Omit<Ser
 export interface TestAppOptions {
   /** Extra routes a test registers before the app is ready (e.g. a probe behind authenticate()). */
   routes?: (app: FastifyInstance) => void;
+  /** pino options for the app's logger (default: no logs), e.g. {level: 'info', stream} to read them. */
+  logger?: Record<string, unknown>;
 }
 
 export async function createTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestContext> {
@@ -67,7 +69,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   const services = createServices({ config, db: db.pool, box, clock });
   const { tokens } = services;
   await tokens.refresh();
-  const app = await buildApp({ config, db: db.pool, services, logger: false });
+  const app = await buildApp({ config, db: db.pool, services, logger: options.logger ?? false });
   options.routes?.(app);
   await app.ready();
   return {

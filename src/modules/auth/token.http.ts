@@ -3,6 +3,7 @@
 // client_secret in the body). Errors keep RFC 6749 §5.2's shape, not problem+json.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import { echo } from '../../errors.ts';
 import { OAuthError, type TokenService } from './tokens.service.ts';
 
 const TokenRequest = Type.Object(
@@ -78,7 +79,8 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
   app.post(
     '/oauth/token',
     {
-      config: { rateLimit: { max: ratePerMinute, timeWindow: '1 minute' } },
+      // U+0000 in client_id is an unknown client (invalid_client, tokens.service), not a 400.
+      config: { rateLimit: { max: ratePerMinute, timeWindow: '1 minute' }, ownTextRules: true },
       schema: {
         tags: ['auth'],
         summary: 'Get an access token (OAuth 2.0 client credentials)',
@@ -105,7 +107,7 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
       const grantType = field(body, 'grant_type');
       if (!grantType) throw new OAuthError('invalid_request', 'grant_type is required');
       if (grantType !== 'client_credentials') {
-        throw new OAuthError('unsupported_grant_type', `grant_type "${grantType}" is not supported; use client_credentials`);
+        throw new OAuthError('unsupported_grant_type', `grant_type ${echo(grantType)} is not supported; use client_credentials`);
       }
       const { id, secret } = credentials(request.headers.authorization, body);
       const token = await tokens.grant(id, secret, field(body, 'scope'));

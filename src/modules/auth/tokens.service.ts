@@ -7,6 +7,7 @@ import { SignJWT, createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK }
 import type { Pool } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
+import { echo } from '../../errors.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
 import { ALG, loadSigningKeys, type SigningKey } from './signing-keys.ts';
 
@@ -101,7 +102,8 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
 
     /** Checks client credentials and the requested scope, then issues a token. */
     async grant(clientId: string, clientSecret: string, requestedScope?: string) {
-      const client = await clients.findClientCredentials(clientId);
+      // No client id holds U+0000 (PostgreSQL refuses the byte): unknown, without a query.
+      const client = clientId.includes('\u0000') ? undefined : await clients.findClientCredentials(clientId);
       const ok = await verifySecret(clientSecret, client?.secret_hash ?? (await decoyHash()));
       if (!client || !ok || client.status !== 'active') {
         throw new OAuthError('invalid_client', 'client authentication failed');
@@ -110,7 +112,7 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
       if (requestedScope !== undefined && requestedScope.trim() !== '') {
         const wanted = [...new Set(requestedScope.trim().split(/\s+/))];
         const notAllowed = wanted.find((s) => !client.scopes.includes(s));
-        if (notAllowed) throw new OAuthError('invalid_scope', `scope "${notAllowed}" is not granted to this client`);
+        if (notAllowed) throw new OAuthError('invalid_scope', `scope ${echo(notAllowed)} is not granted to this client`);
         scopes = wanted;
       }
       return issue({ clientId: client.client_id, tenantId: client.tenant_id, scopes });

@@ -6,7 +6,7 @@
 //         race (meeting columns repeated) or one row per meeting without race columns.
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
-import { isDate, MAX_RACE_NUMBER, parseInstant, positiveInteger } from '../../racing/values.ts';
+import { isDate, MAX_RACE_NUMBER, parseInstant, positiveInteger, trimText } from '../../racing/values.ts';
 
 export interface MeetingInput {
   meeting_id: number;
@@ -33,14 +33,16 @@ export function toMeetings(records: Array<Record<string, unknown>>): MeetingInpu
   records.forEach((r, i) => {
     const at = `record ${i + 1}`;
     const id = positiveInteger(r.meeting_id, Number.MAX_SAFE_INTEGER);
-    const date = typeof r.date === 'string' ? r.date.trim() : '';
-    const venue = typeof r.venue === 'string' ? r.venue.trim() : '';
-    const jurisdiction = typeof r.jurisdiction === 'string' ? r.jurisdiction.trim().toUpperCase() : '';
-    const code = typeof r.code === 'string' ? r.code.trim().toUpperCase() : '';
+    const date = typeof r.date === 'string' ? trimText(r.date) : '';
+    const venue = typeof r.venue === 'string' ? trimText(r.venue) : '';
+    const jurisdiction = typeof r.jurisdiction === 'string' ? trimText(r.jurisdiction).toUpperCase() : '';
+    const code = typeof r.code === 'string' ? trimText(r.code).toUpperCase() : '';
     const before = errors.length;
     if (id === undefined) errors.push(`${at}: meeting_id must be a positive integer`);
     if (!isDate(date)) errors.push(`${at}: date must be YYYY-MM-DD`);
     if (!venue || venue.length > 200) errors.push(`${at}: venue is required (at most 200 characters)`);
+    // A file's text reaches SQL: U+0000 (PostgreSQL refuses it) and other control characters are refused here.
+    else if (/[\u0000-\u001f\u007f]/.test(venue)) errors.push(`${at}: venue must not contain control characters (such as U+0000)`);
     if (!/^[A-Z0-9_-]{1,32}$/.test(jurisdiction)) errors.push(`${at}: jurisdiction must be a code such as NSW`);
     if (!CODES.has(code)) errors.push(`${at}: code must be T (thoroughbred), H (harness) or G (greyhound)`);
     const races: Array<{ race_number: unknown; start_time: unknown }> = Array.isArray(r.races) ? r.races
@@ -48,7 +50,7 @@ export function toMeetings(records: Array<Record<string, unknown>>): MeetingInpu
     if (r.races !== undefined && !Array.isArray(r.races)) errors.push(`${at}: races must be an array`);
     const parsedRaces = races.map((race, j) => {
       const n = positiveInteger(race.race_number, MAX_RACE_NUMBER);
-      const start = typeof race.start_time === 'string' ? parseInstant(race.start_time.trim()) : undefined;
+      const start = typeof race.start_time === 'string' ? parseInstant(trimText(race.start_time)) : undefined;
       if (n === undefined) errors.push(`${at}: race ${j + 1}: race_number must be 1 to ${MAX_RACE_NUMBER}`);
       if (!start) errors.push(`${at}: race ${j + 1}: start_time must be an ISO 8601 date-time with a UTC offset`);
       return { race_number: n ?? 0, start_time: start?.text ?? '' };

@@ -76,7 +76,7 @@ const BetsQuery = Type.Object({
   race_number: Type.String({ pattern: '^[0-9]{1,2}$' }),
   // An agency code (tenants.service: [A-Z0-9_-]{1,32}), any case: other text could never match.
   source: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,32}$' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+  limit: Type.Optional(Type.String({ pattern: '^[0-9]{1,4}$', description: 'Bets per page, 1 to 1000 (default 100)' })),
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
@@ -118,7 +118,7 @@ export function registerIntakeRoutes(app: FastifyInstance, service: IntakeServic
       response: { 200: BetPage, ...problemResponses(400, 401, 403) },
     },
   }, async (request) => {
-    const query = request.query as { meeting_id: string; race_number: string; source?: string; limit?: number; cursor?: string };
+    const query = request.query as { meeting_id: string; race_number: string; source?: string; limit?: string; cursor?: string };
     return service.listBets(request.principal!, query);
   });
 }

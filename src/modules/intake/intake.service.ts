@@ -3,6 +3,7 @@
 import type { Config } from '../../config.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
 import type { UploadWarning } from './batch.ts';
@@ -30,27 +31,17 @@ function concurrentChange(): Error {
   return Object.assign(new Error('a concurrent upload changed the same bets'), { code: '40001' });
 }
 
-export function encodeCursor(key: q.BetKey): string {
-  return Buffer.from(JSON.stringify([key.source, key.bet_id, key.leg])).toString('base64url');
+/** The key of a bet from a cursor's items: exactly [source, bet id, leg], each as an upload's. */
+function betKey(items: unknown[]): q.BetKey | undefined {
+  const [source, betId, leg] = items;
+  if (items.length !== 3 || typeof source !== 'string' || !/^[A-Z0-9_-]{1,32}$/.test(source)) return undefined;
+  if (typeof betId !== 'string' || betId.length < 1 || betId.length > 64 || /[\u0000-\u001f\u007f]|\p{Cs}/u.test(betId)) return undefined;
+  if (!Number.isInteger(leg) || (leg as number) < 1 || (leg as number) > MAX_LEG) return undefined;
+  return { source, bet_id: betId, leg: leg as number };
 }
 
-export function decodeCursor(cursor: string): q.BetKey {
-  try {
-    const [source, betId, leg] = JSON.parse(Buffer.from(cursor, 'base64url').toString()) as unknown[];
-    // Checked as strictly as an upload's key: a forged cursor must be a 400, never reach SQL as a
-    // NUL byte or an out-of-range integer (a 500).
-    if (typeof source === 'string' && /^[A-Z0-9_-]{1,32}$/.test(source) && typeof betId === 'string' && betId.length <= 64
-      && !/[\u0000-\u001f\u007f]|\p{Cs}/u.test(betId) && Number.isInteger(leg) && (leg as number) >= 1 && (leg as number) <= MAX_LEG) {
-      return { source, bet_id: betId, leg: leg as number };
-    }
-  } catch {
-    // fall through
-  }
-  throw new AppError('bad_request', 'cursor is not one this service issued (use next_cursor as returned)');
-}
-
-export function createIntakeService(deps: { db: Pool; config: Config; clock?: () => Date }) {
-  const { db } = deps;
+export function createIntakeService(deps: { db: Pool; config: Config; cursors: CursorCodec; clock?: () => Date }) {
+  const { db, cursors } = deps;
   const clock = deps.clock ?? (() => new Date());
   const userStates: ReadonlySet<string> = new Set(deps.config.WAGERLINE_UPLOAD_USER_STATES);
 
@@ -115,25 +106,29 @@ export function createIntakeService(deps: { db: Pool; config: Config; clock?: ()
 
   async function listBets(
     principal: Principal,
-    query: { meeting_id: string | number; race_number: string | number; source?: string; limit?: number; cursor?: string },
+    query: { meeting_id: string | number; race_number: string | number; source?: string; limit?: string; cursor?: string },
   ): Promise<BetPage> {
     const meetingId = positiveInteger(query.meeting_id, Number.MAX_SAFE_INTEGER);
     const raceNumber = positiveInteger(query.race_number, MAX_RACE_NUMBER);
     if (meetingId === undefined) throw new AppError('bad_request', 'meeting_id must be a positive integer');
     if (raceNumber === undefined) throw new AppError('bad_request', `race_number must be an integer from 1 to ${MAX_RACE_NUMBER}`);
-    const limit = query.limit ?? 100;
+    const source = query.source ? query.source.trim().toUpperCase() : null;
+    // A cursor is valid for the listing it came from only: same tenant, race and source filter.
+    const scope = JSON.stringify(['bets', principal.tenantId, meetingId, raceNumber, source]);
+    const limit = query.limit === undefined ? 100 : positiveInteger(query.limit, 1000);
+    if (limit === undefined) throw new AppError('bad_request', 'limit must be an integer from 1 to 1000');
     const rows = await q.listRaceBets(db, {
       tenantId: principal.tenantId,
       meetingId,
       raceNumber,
-      source: query.source ? query.source.trim().toUpperCase() : null,
-      after: query.cursor ? decodeCursor(query.cursor) : null,
+      source,
+      after: query.cursor ? cursors.decode(query.cursor, scope, betKey) : null,
       limit: limit + 1,
     });
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
     const bets = page.map((r) => ({ ...r, meeting_id: Number(r.meeting_id) }));
-    return { bets, next_cursor: rows.length > limit && last ? encodeCursor({ source: last.source, bet_id: last.id, leg: last.leg }) : null };
+    return { bets, next_cursor: rows.length > limit && last ? cursors.encode(scope, [last.source, last.id, last.leg]) : null };
   }
 
   return { upload, listBets };

@@ -2,6 +2,7 @@
 // rule, collects EVERY problem of EVERY bet (one invalid bet rejects the batch, and the operator
 // needs the whole list to fix it), and writes the valid values straight into column arrays for
 // the set-based insert. Valid bets allocate no error objects. Rules are listed in docs/upload.md.
+import { echo } from '../../errors.ts';
 import { isObject, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
 import { validateBet, Warnings, type BetState } from './validate-bet.ts';
 import type { BetColumns, BetError, ValidationContext, ValidationResult } from './batch.ts';
@@ -28,7 +29,7 @@ export function validateBatch(body: unknown, ctx: ValidationContext): Validation
     return { ok: false, errors };
   }
   for (const key in body) {
-    if (!TOP_FIELDS.has(key)) warnings.add(`top:${key}`, 'unknown_field', key, () => `unknown field "${key}" ignored`);
+    if (!TOP_FIELDS.has(key)) warnings.add(`top:${key}`, 'unknown_field', key, () => `unknown field ${echo(key)} ignored`);
   }
   const meetingId = body.meeting_id == null ? undefined : positiveInteger(body.meeting_id, Number.MAX_SAFE_INTEGER);
   if (meetingId === undefined) top('meeting_id', body.meeting_id == null ? 'is required' : 'must be a positive integer (a JSON integer or a string of digits)');

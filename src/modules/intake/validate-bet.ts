@@ -1,7 +1,8 @@
 // The rules of one bet object (spec 2.2 and what it implies; docs/upload.md has the table).
 import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RULES, MAX_RUNNER, type BetType } from '../../racing/selection.ts';
 import { MICRO_PLACES, numberToDecimal, parseDecimal } from '../../racing/money.ts';
-import { parseInstant, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
+import { parseInstant, trimText, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
+import { echo } from '../../errors.ts';
 import type { BetColumns, BetError, UploadWarning, ValidationContext } from './batch.ts';
 import { isObject } from '../../racing/values.ts';
 
@@ -65,22 +66,31 @@ function fail(st: BetState, field: string, message: string): undefined {
 function checkTerminal(st: BetState, userId: string | null | undefined, terminalId: string | null | undefined): void {
   if (!userId || terminalId === undefined) return;
   const anonymous = ANONYMOUS.has(userId.toLowerCase());
-  if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is "${userId}"`);
+  if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is ${echo(userId)}`);
   else if (!anonymous && terminalId !== null) {
-    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got "${userId}"`);
+    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got ${echo(userId)}`);
   }
 }
 
-// Text fields: absent, null and "" (after trimming) are "not given" for optional ones.
+/** The bet with every string value trimmed (trimText), except the id, which is kept exactly as sent. */
+function trimmed(raw: Record<string, unknown>): Record<string, unknown> {
+  const bet: Record<string, unknown> = {};
+  for (const key in raw) {
+    const v = raw[key];
+    bet[key] = typeof v === 'string' && key !== 'id' ? trimText(v) : v;
+  }
+  return bet;
+}
+
+// Text fields (trimmed by validateBet): absent, null and "" are "not given" for optional ones.
 function text(st: BetState, field: string, max: number, required = false, integerOk = false): string | null | undefined {
   const v = st.bet[field];
   if (typeof v === 'string') {
-    const t = v.length > 0 && (v.charCodeAt(0) <= 32 || v.charCodeAt(v.length - 1) <= 32) ? v.trim() : v;
-    if (t === '') return required ? fail(st, field, 'is required') : null;
-    if (t.length > max) return fail(st, field, `must be at most ${max} characters`);
-    if (CONTROL.test(t)) return fail(st, field, 'must not contain control characters');
-    if (LONE_SURROGATE.test(t)) return fail(st, field, NOT_UNICODE);
-    return t;
+    if (v === '') return required ? fail(st, field, 'is required') : null;
+    if (v.length > max) return fail(st, field, `must be at most ${max} characters`);
+    if (CONTROL.test(v)) return fail(st, field, 'must not contain control characters');
+    if (LONE_SURROGATE.test(v)) return fail(st, field, NOT_UNICODE);
+    return v;
   }
   if (integerOk && typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   if (v == null) return required ? fail(st, field, 'is required') : null;
@@ -110,7 +120,7 @@ function money(st: BetState, field: string, required = false, signed = false): s
 function instant(st: BetState, field: string, required: boolean): Instant | null | undefined {
   const v = st.bet[field];
   if (v == null) return required ? fail(st, field, 'is required') : null;
-  const at = typeof v === 'string' ? parseInstant(v.trim()) : undefined;
+  const at = typeof v === 'string' ? parseInstant(v) : undefined;
   if (!at) return fail(st, field, 'must be an ISO 8601 date-time with a UTC offset, e.g. 2024-05-01T13:45:00+10:00');
   if (at.ms > st.ctx.now.getTime() + CLOCK_SKEW_MS) return fail(st, field, 'is in the future');
   return at;
@@ -120,11 +130,11 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   st.index = i;
   st.sentId = isObject(raw) && (typeof raw.id === 'string' || typeof raw.id === 'number') ? raw.id : null;
   if (!isObject(raw)) return void fail(st, '', 'must be a JSON object');
-  const bet = raw;
+  const bet = trimmed(raw);
   st.bet = bet;
   const { ctx, errors, warnings } = st;
   for (const key in bet) {
-    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${key}`, () => `unknown field "${key}" ignored`);
+    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${key}`, () => `unknown field ${echo(key)} ignored`);
   }
 
   // id: a JSON integer on V1, a string on V2 (spec 9); stored as text either way.
@@ -145,8 +155,8 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
     if (agencies.length === 1) source = agencies[0];
     else fail(st, 'source', agencies.length ? `is required: this client reports for several agencies (${agencies.join(', ')})` : 'cannot be checked: this client has no agencies configured');
   } else if (typeof bet.source !== 'string') fail(st, 'source', 'must be a string');
-  else if (agencies.includes(bet.source.trim().toUpperCase())) source = bet.source.trim().toUpperCase();
-  else fail(st, 'source', `"${bet.source}" is not one of this client's agencies (${agencies.join(', ') || 'none configured'})`);
+  else if (agencies.includes(bet.source.toUpperCase())) source = bet.source.toUpperCase();
+  else fail(st, 'source', `${echo(bet.source)} is not one of this client's agencies (${agencies.join(', ') || 'none configured'})`);
 
   let leg = 1;
   if (bet.leg != null) {
@@ -154,9 +164,9 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
     else fail(st, 'leg', `must be an integer from 1 to ${MAX_LEG}`);
   }
   let type: BetType | undefined;
-  if (typeof bet.type === 'string') type = TYPE_BY_LOWER.get(bet.type.trim().toLowerCase());
+  if (typeof bet.type === 'string') type = TYPE_BY_LOWER.get(bet.type.toLowerCase());
   if (!type) fail(st, 'type', bet.type == null ? 'is required' : `must be one of ${[...TYPE_BY_LOWER.keys()].join(', ')}`);
-  const status = typeof bet.status === 'string' ? STATUS_BY_LOWER.get(bet.status.trim().toLowerCase()) : undefined;
+  const status = typeof bet.status === 'string' ? STATUS_BY_LOWER.get(bet.status.toLowerCase()) : undefined;
   if (!status) fail(st, 'status', bet.status == null ? 'is required' : `must be one of ${[...STATUS_BY_LOWER.values()].join(', ')}`);
   if (type && leg > TYPE_RULES[type].maxLeg) {
     fail(st, 'leg', TYPE_RULES[type].maxLeg === 1 ? `must be 1 for a ${type} bet` : `a ${type} has legs 1 to ${TYPE_RULES[type].maxLeg}`);
@@ -193,7 +203,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   if (userState) {
     const upper = userState.toUpperCase();
     if (ctx.userStates.has(upper)) userState = upper;
-    else userState = fail(st, 'user_state', `"${userState}" is not one of ${[...ctx.userStates].join(', ')}`);
+    else userState = fail(st, 'user_state', `${echo(userState)} is not one of ${[...ctx.userStates].join(', ')}`);
   }
   const infoType = text(st, 'info_type', 100);
   const medium = text(st, 'medium', 100);
@@ -211,9 +221,9 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   const netResult = money(st, 'net_result', false, true);
   let currency = ctx.currency;
   if (bet.currency != null && bet.currency !== '') {
-    const c = typeof bet.currency === 'string' ? bet.currency.trim().toUpperCase() : '';
+    const c = typeof bet.currency === 'string' ? bet.currency.toUpperCase() : '';
     if (CURRENCIES.has(c)) currency = c;
-    else fail(st, 'currency', `must be an ISO 4217 currency code, got ${JSON.stringify(bet.currency)}`);
+    else fail(st, 'currency', `must be an ISO 4217 currency code such as "AUD", got ${echo(bet.currency)}`);
   }
 
   if (source !== undefined && betId !== undefined) {

@@ -155,12 +155,14 @@ export async function lateUploads(db: Queryable, viewer: Viewer, range: Omit<Ran
            count(*) FILTER (WHERE b.first_received_at > b.deadline_at)::int AS late_bets,
            count(*) FILTER (WHERE b.first_received_at <= b.deadline_at)::int AS late_changes,
            min(b.deadline_at) AS deadline_at, min(b.last_received_at) AS first_late_at, max(b.last_received_at) AS last_late_at,
-           floor(extract(epoch FROM max(b.last_received_at - b.deadline_at)))::int AS max_delay_seconds
+           -- bigint: a bet of 1900 uploaded today is ~4e9 seconds late, past int's 2^31 (a 500 before).
+           floor(extract(epoch FROM max(b.last_received_at - b.deadline_at)))::bigint AS max_delay_seconds
     FROM ${view.from}
     JOIN tenants tn ON tn.tenant_id = b.tenant_id
     ${view.where.length ? `WHERE ${view.where.join(' AND ')}` : ''}
     GROUP BY b.tenant_id, tn.name, b.client_id, b.racing_day, b.meeting_id, b.race_number
     ORDER BY b.racing_day, tn.name, b.tenant_id, b.client_id, b.meeting_id, b.race_number`,
   params(viewer, { ...range, meetingId: null }));
-  return rows;
+  // int8 arrives as text (db/pool.ts); any delay up to year 9999 (~3e11 s) is an exact Number.
+  return rows.map((r) => ({ ...r, max_delay_seconds: Number(r.max_delay_seconds) }));
 }

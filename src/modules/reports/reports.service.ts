@@ -2,7 +2,7 @@
 // racing authorities and regulators"): turnover grouped any way, and the compliance report of late
 // uploads (spec 8). Parameters are checked here, with messages that say what is wrong and where.
 import type { Pool, Queryable } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, echo } from '../../errors.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './reports.queries.ts';
 
@@ -54,9 +54,9 @@ function parseRange(query: { from?: string; to?: string }, errors: FieldError[])
       return undefined;
     }
     const ms = day(raw);
-    if (ms === undefined) errors.push({ field: `querystring/${name}`, message: `must be a date YYYY-MM-DD, got "${raw}"` });
+    if (ms === undefined) errors.push({ field: `querystring/${name}`, message: `must be a date YYYY-MM-DD, got ${echo(raw)}` });
     else if (Number(raw.slice(0, 4)) < MIN_YEAR) {
-      errors.push({ field: `querystring/${name}`, message: `must be a date in the years ${MIN_YEAR} to 9999, got "${raw}"` });
+      errors.push({ field: `querystring/${name}`, message: `must be a date in the years ${MIN_YEAR} to 9999, got ${echo(raw)}` });
       return undefined;
     }
     return ms;
@@ -77,7 +77,7 @@ function parseGroupBy(raw: string | string[] | undefined, errors: FieldError[]):
   const keys: q.GroupKey[] = [];
   for (const name of names) {
     if (!Object.hasOwn(q.GROUP_KEYS, name)) {
-      errors.push({ field: 'querystring/group_by', message: `"${name}" is not a group key; use any of ${Object.keys(q.GROUP_KEYS).join(', ')}` });
+      errors.push({ field: 'querystring/group_by', message: `${echo(name)} is not a group key; use any of ${Object.keys(q.GROUP_KEYS).join(', ')}` });
     } else if (!keys.includes(name as q.GroupKey)) {
       keys.push(name as q.GroupKey);
     }
@@ -88,7 +88,7 @@ function parseGroupBy(raw: string | string[] | undefined, errors: FieldError[]):
 function parseMeeting(raw: string | undefined, errors: FieldError[]): string | null {
   if (raw === undefined || raw === '') return null;
   if (!/^\d{1,18}$/.test(raw) || BigInt(raw) < 1n || BigInt(raw) > BigInt(Number.MAX_SAFE_INTEGER)) {
-    errors.push({ field: 'querystring/meeting_id', message: `must be a positive integer, got "${raw}"` });
+    errors.push({ field: 'querystring/meeting_id', message: `must be a positive integer, got ${echo(raw)}` });
     return null;
   }
   return BigInt(raw).toString();

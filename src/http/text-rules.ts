@@ -1,0 +1,46 @@
+// One rule for every string a client sends (query, path, body; values and object keys): it must
+// not hold U+0000. PostgreSQL cannot store or compare that byte, so such a value reaching SQL is a
+// 500; no stored value can contain it either, so refusing it loses nothing. Checked once, before a
+// route's validation, for every route; the token endpoint applies its own (RFC 6749) answer.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { AppError } from '../errors.ts';
+
+const MAX_REPORTED = 10;
+
+/** Paths (like `body/bets/0/user_id`) of strings holding U+0000; iterative, so any depth is safe. */
+export function nulPaths(value: unknown, root: string): string[] {
+  const found: string[] = [];
+  const stack: Array<[unknown, string]> = [[value, root]];
+  while (stack.length && found.length < MAX_REPORTED) {
+    const [v, path] = stack.pop()!;
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) found.push(path);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const [key, child] of Object.entries(v)) {
+        // Escaped in the path: the path goes into the answer, the byte must not.
+        if (key.includes('\u0000')) found.push(`${path}/${key.replaceAll('\u0000', '\\u0000')}`);
+        else stack.push([child, `${path}/${key}`]);
+      }
+    }
+  }
+  return found.sort();
+}
+
+/** Route config: the route answers U+0000 in its own terms (the token endpoint: invalid_client). */
+export interface TextRulesConfig {
+  ownTextRules?: boolean;
+}
+
+export function registerTextRules(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request: FastifyRequest) => {
+    if ((request.routeOptions.config as TextRulesConfig | undefined)?.ownTextRules) return;
+    const paths = [
+      ...nulPaths(request.params, 'params'),
+      ...nulPaths(request.query, 'querystring'),
+      ...nulPaths(request.body, 'body'),
+    ].slice(0, MAX_REPORTED);
+    if (!paths.length) return;
+    const errors = paths.map((field) => ({ field, message: 'must not contain U+0000 (a NUL character)' }));
+    throw new AppError('validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; '), { extensions: { errors } });
+  });
+}

@@ -1,0 +1,55 @@
+// No type coercion on any route: a body field of the wrong type, or an array-wrapped value, is a
+// 400, and a query parameter repeated (an array where one value belongs) is a 400. The table must
+// name every route that takes a body or a query, so a new route cannot be left out.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { buildBet } from './factories/bet-factory.ts';
+import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
+
+let ctx: TestContext;
+let client: Awaited<ReturnType<typeof seedClient>>;
+before(async () => {
+  ctx = await createTestApp();
+  client = await seedClient(ctx, { scopes: ['upload'] });
+});
+after(() => ctx.close());
+
+type Case = { payload?: () => unknown; query?: string; expect: (body: Record<string, unknown>) => void };
+const problem = (body: Record<string, unknown>) => assert.equal(body.code, 'validation_failed');
+const upload = (over: Record<string, unknown>) => ({ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'c-1' })], ...over });
+
+const TABLE: Record<string, Case[]> = {
+  'POST /oauth/token': [
+    { payload: () => ({ grant_type: ['client_credentials'], client_id: client.client.client_id, client_secret: client.client.client_secret }), expect: (b) => assert.equal(b.error, 'invalid_request') },
+    { payload: () => ({ grant_type: 'client_credentials', client_id: [client.client.client_id], client_secret: client.client.client_secret }), expect: (b) => assert.equal(b.error, 'invalid_request') },
+    { payload: () => ({ grant_type: 'client_credentials', client_id: client.client.client_id, client_secret: client.client.client_secret, scope: ['upload'] }), expect: (b) => assert.equal(b.error, 'invalid_request') },
+  ],
+  'POST /public/uploadRace': [{ payload: () => upload({ race_number: [1] }), expect: problem }, { payload: () => upload({ bets: [buildBet({ id: [7] })] }), expect: problem }],
+  'POST /public/uploadRaceV2': [{ payload: () => upload({ meeting_id: [1] }), expect: problem }, { payload: () => upload({ bets: [buildBet({ id: ['c-1'] })] }), expect: problem }],
+  'GET /public/bets': [{ query: 'meeting_id=1&race_number=1&limit=5&limit=6', expect: problem }, { query: 'meeting_id=1&meeting_id=2&race_number=1', expect: problem }],
+  'GET /reports/turnover': [{ query: 'from=2024-01-01&from=2024-01-02&to=2024-01-03', expect: problem }],
+  'GET /reports/late-uploads': [{ query: 'from=2024-01-01&to=2024-01-03&to=2024-01-04', expect: problem }],
+};
+
+test('the table names every route of the app that takes a body or a query', async () => {
+  const doc = (await ctx.app.inject({ url: '/openapi.json' })).json() as { paths: Record<string, Record<string, { requestBody?: unknown; parameters?: Array<{ in: string }> }>> };
+  const routes = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops)
+    .filter(([, op]) => op.requestBody || op.parameters?.some((p) => p.in === 'query'))
+    .map(([method]) => `${method.toUpperCase()} ${path}`));
+  assert.deepEqual(routes.sort(), Object.keys(TABLE).sort());
+});
+
+for (const [route, cases] of Object.entries(TABLE)) {
+  test(`${route}: a value of the wrong type or wrapped in an array is a 400`, async () => {
+    const [method, url] = route.split(' ') as ['GET' | 'POST', string];
+    for (const c of cases) {
+      const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
+      const res = await ctx.app.inject({
+        method, url: c.query ? `${url}?${c.query}` : url, payload,
+        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...(route.includes('oauth') ? {} : client.auth) },
+      });
+      assert.equal(res.statusCode, 400, `${route} ${payload ?? c.query}: ${res.body}`);
+      c.expect(res.json());
+    }
+  });
+}
