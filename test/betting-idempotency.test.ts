@@ -15,6 +15,7 @@ import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { fuzzRuns } from './helpers/fuzz.ts';
 import { CLIENT } from './wallet-fixtures.ts';
 
 const MEETING = 770001;
@@ -86,5 +87,5 @@ test('any order of the same keys makes each bet once, with one reserve; another 
       const reserves = sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string }).betId === row.bet_id);
       assert.equal(reserves.length, 1, 'the stake is reserved once');
     }
-  }), { numRuns: 25 });
+  }), fuzzRuns(25));
 });
