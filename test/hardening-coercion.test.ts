@@ -10,12 +10,15 @@ let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
   ctx = await createTestApp();
-  client = await seedClient(ctx, { scopes: ['upload'] });
+  client = await seedClient(ctx, { scopes: ['upload', 'catalog'] });
 });
 after(() => ctx.close());
 
 type Case = { payload?: () => unknown; query?: string; expect: (body: Record<string, unknown>) => void };
 const problem = (body: Record<string, unknown>) => assert.equal(body.code, 'validation_failed');
+const graphqlError = (body: Record<string, unknown>) => assert.ok(Array.isArray(body.errors) || typeof body.code === 'string', JSON.stringify(body));
+const RACE = '/catalog/meetings/{meeting_id}/races/{race_number}';
+const RUNNER = `${RACE}/runners/{runner}`;
 const upload = (over: Record<string, unknown>) => ({ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'c-1' })], ...over });
 
 const TABLE: Record<string, Case[]> = {
@@ -29,6 +32,13 @@ const TABLE: Record<string, Case[]> = {
   'GET /public/bets': [{ query: 'meeting_id=1&race_number=1&limit=5&limit=6', expect: problem }, { query: 'meeting_id=1&meeting_id=2&race_number=1', expect: problem }],
   'GET /reports/turnover': [{ query: 'from=2024-01-01&from=2024-01-02&to=2024-01-03', expect: problem }],
   'GET /reports/late-uploads': [{ query: 'from=2024-01-01&to=2024-01-03&to=2024-01-04', expect: problem }],
+  'POST /catalog/meetings': [{ payload: () => ({ meeting_id: ['900001'], date: '2026-11-21', venue: 'V', jurisdiction: 'VIC', code: 'T' }), expect: problem }],
+  [`PUT ${RUNNER}/price`]: [{ payload: () => ({ win: [3.5] }), expect: problem }, { payload: () => ({ win: true }), expect: problem }],
+  [`POST ${RUNNER}/scratch`]: [{ payload: () => ({ win_deduction: [5] }), expect: problem }],
+  [`PUT ${RACE}/status`]: [{ payload: () => ({ status: ['closed'] }), expect: problem }],
+  // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
+  'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
+  'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
 };
 
 test('the table names every route of the app that takes a body or a query', async () => {
@@ -41,7 +51,8 @@ test('the table names every route of the app that takes a body or a query', asyn
 
 for (const [route, cases] of Object.entries(TABLE)) {
   test(`${route}: a value of the wrong type or wrapped in an array is a 400`, async () => {
-    const [method, url] = route.split(' ') as ['GET' | 'POST', string];
+    const [method, template] = route.split(' ') as ['GET' | 'POST' | 'PUT', string];
+    const url = template.replace('{meeting_id}', '900001').replace('{race_number}', '1').replace('{runner}', '1');
     for (const c of cases) {
       const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
       const res = await ctx.app.inject({

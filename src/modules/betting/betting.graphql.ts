@@ -97,7 +97,10 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
     log.error({ err: original }, 'graphql resolver failed');
     return [{ message: 'internal error; it has been logged with the request id', ...at, extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
   });
-  return { statusCode: execution.data ? 200 : ((execution as { statusCode?: number }).statusCode ?? 200), response: { data: execution.data ?? null, errors } };
+  // A request that never reached a resolver (it does not parse, validate, or match the schema's
+  // types) is a 400, as GraphQL over HTTP has it; resolver errors come with a path and a 200.
+  const reachedResolvers = execution.data != null || (execution.errors ?? []).some((e) => e.path !== undefined);
+  return { statusCode: reachedResolvers ? 200 : 400, response: { data: execution.data ?? null, errors } };
 }
 
 export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {

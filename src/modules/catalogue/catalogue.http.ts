@@ -4,7 +4,9 @@
 // its schema here documents it for the OpenAPI document only.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
+import { positiveInteger } from '../../racing/values.ts';
 import { MANUAL_STATUSES, RACE_STATUSES } from '../../racing/race-status.ts';
 import { RACE_PRODUCTS } from '../../racing/catalogue-rules.ts';
 import type { CatalogueService } from './catalogue.service.ts';
@@ -12,11 +14,13 @@ import type { CatalogueService } from './catalogue.service.ts';
 const Decimal = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 20 })], { description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
+// Path values are text (no type coercion anywhere: docs/errors.md); the route reads the numbers.
+const Digits = (digits: number, description: string) => Type.String({ pattern: `^[0-9]{1,${digits}}$`, description });
 const RaceParams = Type.Object({
-  meeting_id: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
-  race_number: Type.Integer({ minimum: 1, maximum: 99 }),
+  meeting_id: Digits(16, 'meeting id, a positive integer'),
+  race_number: Digits(2, '1 to 99'),
 });
-const RunnerParams = Type.Object({ ...RaceParams.properties, runner: Type.Integer({ minimum: 1, maximum: 99 }) });
+const RunnerParams = Type.Object({ ...RaceParams.properties, runner: Digits(2, 'runner number, 1 to 99') });
 
 const RunnerImport = Type.Object({
   number: Type.Integer({ minimum: 1, maximum: 99 }), name: Type.String({ maxLength: 100 }),
@@ -62,6 +66,20 @@ const StatusChange = Type.Object({
 type RaceKey = { meeting_id: number; race_number: number };
 type RunnerKey = RaceKey & { runner: number };
 
+/** The path's numbers, each in its range, or a 400 naming the parameter. */
+function keyOf(params: unknown): RunnerKey {
+  const p = params as Record<string, string>;
+  const number = (name: string, max: number) => {
+    const value = p[name] === undefined ? 1 : positiveInteger(p[name], max);
+    if (value === undefined) {
+      const message = max === 99 ? 'must be an integer from 1 to 99' : 'must be a positive integer';
+      throw new AppError('validation_failed', `params/${name} ${message}`, { extensions: { errors: [{ field: `params/${name}`, message }] } });
+    }
+    return value;
+  };
+  return { meeting_id: number('meeting_id', Number.MAX_SAFE_INTEGER), race_number: number('race_number', 99), runner: number('runner', 99) };
+}
+
 export function registerCatalogueRoutes(app: FastifyInstance, service: CatalogueService): void {
   // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
   const onRequest = app.authenticate('catalog') as unknown as onRequestAsyncHookHandler;
@@ -81,7 +99,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     onRequest,
     schema: { ...base, summary: 'A race with its runners, prices and status', params: RaceParams, response: { 200: Race, ...problemResponses(400, 401, 403, 404) } },
   }, async (request) => {
-    const { meeting_id, race_number } = request.params as RaceKey;
+    const { meeting_id, race_number } = keyOf(request.params);
     return service.requireRace(meeting_id, race_number);
   });
 
@@ -94,7 +112,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
       response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
-    const { meeting_id, race_number, runner } = request.params as RunnerKey;
+    const { meeting_id, race_number, runner } = keyOf(request.params);
     return service.setPrice(meeting_id, race_number, runner, request.body as { win?: unknown; place?: unknown });
   });
 
@@ -111,7 +129,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
       response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
-    const { meeting_id, race_number, runner } = request.params as RunnerKey;
+    const { meeting_id, race_number, runner } = keyOf(request.params);
     return service.scratch(meeting_id, race_number, runner, (request.body ?? {}) as { win_deduction?: unknown; place_deduction?: unknown });
   });
 
@@ -123,7 +141,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
       response: { 200: StatusChange, ...problemResponses(400, 401, 403, 404, 409) },
     },
   }, async (request) => {
-    const { meeting_id, race_number } = request.params as RaceKey;
+    const { meeting_id, race_number } = keyOf(request.params);
     return service.setStatus(meeting_id, race_number, (request.body as { status: string }).status);
   });
 }
