@@ -187,6 +187,6 @@ test('the sample day for today: two meetings of open races starting over the com
   }
   const dated = await services.catalogue.sample('2026-12-01');
   assert.deepEqual(dated.meetings.map((m) => [m.meeting_id, m.date, m.first_start]), [
-    [92026120101, '2026-12-01', '2026-12-01T12:20:00+11:00'], [92026120102, '2026-12-01', '2026-12-01T12:35:00+11:00']]);
+    [926120101, '2026-12-01', '2026-12-01T12:20:00+11:00'], [926120102, '2026-12-01', '2026-12-01T12:35:00+11:00']]);
   await rejects(services.catalogue.sample('tomorrow'), 'bad_request');
 });

@@ -3,8 +3,9 @@
 // jurisdiction time zone; for "today" the races start over the coming hours instead (the first 30
 // minutes from now, the others keeping their spacing), so they are open for betting at once; the
 // meeting is then dated by its first race's local date.
-// Meeting ids are 9YYYYMMDDNN (the date and the meeting's place in the file): another date is
+// Meeting ids are 9YYMMDDNN (the date and the meeting's place in the file): another date is
 // another set of meetings, and running the command again for a date updates the same meetings.
+// Nine digits keep them within a 32-bit integer, as GraphQL's Int (meetingId of /graphql) is.
 import { readFile } from 'node:fs/promises';
 import { AppError } from '../../errors.ts';
 import { isoInZone, jurisdictionZone, localDate, zonedInstant, zoneOffsetMinutes } from '../../racing/race-times.ts';
@@ -57,7 +58,7 @@ export function redate(day: unknown, date: string, nowMs: number): RedatedDay {
       const ms = date === 'today' ? firstStart + (minutes[i]! - earliest) * 60_000 : zonedInstant(meetingDate, minutes[i]!, zone);
       return { ...r, start_time: isoInZone(ms, zone) };
     });
-    const meetingId = Number(`9${meetingDate.replaceAll('-', '')}${String(index + 1).padStart(2, '0')}`);
+    const meetingId = Number(`9${meetingDate.slice(2).replaceAll('-', '')}${String(index + 1).padStart(2, '0')}`);
     return { ...m, meeting_id: meetingId, date: meetingDate, races } as Obj;
   });
   const summary = meetings.map((m) => ({
