@@ -44,7 +44,8 @@ export function createServices(deps: ServiceDeps) {
   const catalogue = createCatalogueService({ db, clock });
   const users = createUserAuthService({ db, tenants, clock, ...deps.userAuth });
   // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).
-  const intake = createIntakeService({ db, config, clock, cursors: createCursorCodec(box.derive('cursor')) });
+  const cursors = createCursorCodec(box.derive('cursor'));
+  const intake = createIntakeService({ db, config, clock, cursors });
   const reports = createReportsService({ db });
   const wallet = createWalletService({
     db, box, tenants, config, clock,
@@ -53,7 +54,7 @@ export function createServices(deps: ServiceDeps) {
     ...(deps.log && { log: deps.log }),
   });
   const betting = createBettingService({
-    db, catalogue, wallet, tenants, clock,
+    db, catalogue, wallet, tenants, clock, cursors,
     // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
     interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
       + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,

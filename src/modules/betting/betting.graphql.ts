@@ -6,7 +6,6 @@ import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
-import { isUuid } from '../../racing/values.ts';
 
 export const FRONTEND_SCHEMA = /* GraphQL */ `
   enum BetType { WIN PLACE EXACTA QUINELLA TRIFECTA FIRST_FOUR MULTI QUADDIE DAILY_DOUBLE }
@@ -58,25 +57,6 @@ export interface UserAuthenticator {
 
 const MAX_PAGE = 100;
 
-export function encodeBetCursor(last: { created_at: Date; bet_id: string }): string {
-  return Buffer.from(JSON.stringify([last.created_at.toISOString(), last.bet_id])).toString('base64url');
-}
-
-export function decodeBetCursor(cursor: string): { createdAt: string; betId: string } {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString());
-  } catch {
-    value = undefined;
-  }
-  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string'
-    && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(value[0]) && !Number.isNaN(Date.parse(value[0]))
-    && isUuid(value[1]) && value[1] === value[1].toLowerCase()) {
-    return { createdAt: value[0], betId: value[1] };
-  }
-  throw new AppError('bad_request', 'after is not a cursor this service issued (use endCursor as returned)');
-}
-
 /** Our codes, as GraphQL clients expect them: upper case; an unauthenticated user is UNAUTHENTICATED. */
 export function graphqlCode(code: string): string {
   return code === 'user_unauthenticated' || code === 'invalid_token' ? 'UNAUTHENTICATED' : code.toUpperCase();
@@ -117,8 +97,7 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
         myBets: async (_root: unknown, args: { first?: number | null; after?: string | null }, ctx: MercuriusContext) => {
           const first = args.first ?? 20;
           if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new AppError('bad_request', `first must be 1 to ${MAX_PAGE}`);
-          const page = await deps.betting.myBets(await user(ctx), first, args.after ? decodeBetCursor(args.after) : null);
-          return { bets: page.bets, hasMore: page.hasMore, endCursor: page.last ? encodeBetCursor(page.last) : null };
+          return deps.betting.myBets(await user(ctx), first, args.after ?? null);
         },
       },
       Mutation: {

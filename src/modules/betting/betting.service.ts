@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import type { CursorCodec } from '../../http/cursor.ts';
 import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
@@ -31,12 +32,21 @@ export interface Channel {
 
 export interface BettingDeps {
   db: Pool;
+  /** Signs myBets' page cursors (src/http/cursor.ts). */
+  cursors: CursorCodec;
   catalogue: CatalogueReader;
   wallet: Pick<WalletService, 'reserve' | 'enqueue'>;
   tenants: Pick<TenantService, 'requireTenant'>;
   clock: () => Date;
   /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
   interruptedAfterMs: number;
+}
+
+/** The key of a myBets cursor: [created_at ISO, bet id]. */
+function betKey(items: unknown[]): { createdAt: string; betId: string } | undefined {
+  const [createdAt, betId] = items;
+  if (items.length !== 2 || typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)) || !isUuid(betId)) return undefined;
+  return { createdAt, betId };
 }
 
 /** A limit in dollars ("50", "2500.00"), null to remove it; undefined keeps the current one. */
@@ -160,10 +170,18 @@ export function createBettingService(deps: BettingDeps) {
       return bet && bet.user_id === user.userId ? view(bet) : null;
     },
 
-    async myBets(user: Pick<BettingUser, 'tenantId' | 'userId'>, first: number, after: { createdAt: string; betId: string } | null) {
-      const rows = await q.betsOfUser(db, user.tenantId, user.userId, after, first + 1);
+    /** A page of the user's bets, newest first; `after` is the endCursor of the page before. */
+    async myBets(user: Pick<BettingUser, 'tenantId' | 'userId'>, first: number, after: string | null) {
+      const scope = `my-bets:${user.tenantId}:${user.userId}`;
+      const from = after === null ? null : deps.cursors.decode(after, scope, betKey);
+      const rows = await q.betsOfUser(db, user.tenantId, user.userId, from, first + 1);
       const page = rows.slice(0, first);
-      return { bets: await Promise.all(page.map(view)), hasMore: rows.length > first, last: page[page.length - 1] };
+      const last = page[page.length - 1];
+      return {
+        bets: await Promise.all(page.map(view)),
+        hasMore: rows.length > first,
+        endCursor: last ? deps.cursors.encode(scope, [last.created_at.toISOString(), last.bet_id]) : null,
+      };
     },
   };
 }
