@@ -7,17 +7,16 @@
 // Last line: one JSON object with the figures.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { startEmbedded } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
+import { scratchDatabase } from './scratch.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
 const USERS = 100;
@@ -28,14 +27,6 @@ const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id
 interface Run { latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number }
 
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-
-async function server(): Promise<{ url: string; stop(): Promise<void> }> {
-  if (process.env.DATABASE_URL) return { url: process.env.DATABASE_URL, stop: async () => undefined };
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-'));
-  chmodSync(dir, 0o755);
-  const embedded = await startEmbedded(dir, await freePort());
-  return { url: embedded.url, stop: async () => { await embedded.stop(); rmSync(dir, { recursive: true, force: true }); } };
-}
 
 function catalogFile(dir: string): string {
   const runners = Array.from({ length: 12 }, (_, i) => ({ number: i + 1, name: `Runner ${i + 1}`, win: 3 + i, place: 1.5 }));
@@ -98,19 +89,13 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
 }
 
 async function main(): Promise<void> {
-  const pgServer = await server();
-  const name = `wl_bench_bets_${process.pid}`;
-  const admin = new pg.Client({ connectionString: pgServer.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(pgServer.url);
-  url.pathname = `/${name}`;
+  const scratch = await scratchDatabase('bets');
+  const url = new URL(scratch.url);
   const idp = await TestJwks.start('bench-frontend');
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-bets-'));
   const db = new pg.Client({ connectionString: url.toString() });
   const results: Run[] = [];
   try {
-    await migrate(url.toString());
     await db.connect();
     const env = { DATABASE_URL: url.toString(), WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir,
       LOG_LEVEL: 'warn', BENCH_JWKS_URL: idp.url };
@@ -127,9 +112,7 @@ async function main(): Promise<void> {
   } finally {
     await db.end().catch(() => undefined);
     await idp.close();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await admin.end();
-    await pgServer.stop();
+    await scratch.drop();
     rmSync(dir, { recursive: true, force: true });
   }
   process.stdout.write(`${JSON.stringify({ bench: 'bets', placements_per_run: PLACEMENTS, runs: results })}\n`);

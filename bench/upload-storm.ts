@@ -7,17 +7,13 @@
 // new race. Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import { scratchDatabase } from './scratch.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
-import { createTenantService } from '../src/modules/tenants/tenants.service.ts';
+import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const BATCH = 1000;
@@ -74,27 +70,13 @@ async function storms(http: HttpPool, token: string, rounds: string[][]): Promis
 }
 
 async function main(): Promise<void> {
-  let embedded: EmbeddedDatabase | undefined;
-  let tmp: string | undefined;
-  let serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-'));
-    chmodSync(tmp, 0o755);
-    embedded = await startEmbedded(tmp, await freePort());
-    serverUrl = embedded.url;
-  }
-  const name = `wl_bench_storm_${process.pid}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const scratch = await scratchDatabase('storm');
+  const url = new URL(scratch.url);
   let serve: ChildProcess | undefined;
   let pool: Pool | undefined;
   try {
-    await migrate(url.toString());
     pool = createPool(url.toString(), 2);
-    const tenants = createTenantService({ db: pool });
+    const { tenants } = benchServices(pool, scratch.url);
     const tenant = await tenants.createTenant({ name: 'Bench Bet' });
     const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
     const port = await freePort();
@@ -106,9 +88,9 @@ async function main(): Promise<void> {
     const { access_token: token } = (await tokenRes.body.json()) as { access_token: string };
     const betTime = new Date(Date.now() - 3600_000).toISOString().replace('Z', '+00:00');
     let meeting = 200_000;
-    console.log(`storms of concurrent uploads of one ${BATCH}-bet race, ${ROUNDS} per size; database ${embedded ? 'embedded PostgreSQL' : 'DATABASE_URL server'}`);
+    console.log(`storms of concurrent uploads of one ${BATCH}-bet race, ${ROUNDS} per size; database ${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded PostgreSQL'}`);
     await storms(http, token, [stormBodies(++meeting, 4, betTime)]); // warm-up
-    const figures: Record<string, unknown> = { database: embedded ? 'embedded' : 'DATABASE_URL', rounds: ROUNDS };
+    const figures: Record<string, unknown> = { database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded', rounds: ROUNDS };
     for (const n of SIZES) {
       const run = await storms(http, token, Array.from({ length: ROUNDS }, () => stormBodies(++meeting, n, betTime)));
       figures[`storm_${n}`] = run;
@@ -123,10 +105,7 @@ async function main(): Promise<void> {
       await exited;
     }
     await pool?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await embedded?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await scratch.drop();
   }
 }
 

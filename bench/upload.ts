@@ -6,15 +6,12 @@
 // PostgreSQL in a temporary directory. Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
-import { migrate } from '../src/db/migrate.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import { scratchDatabase } from './scratch.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
 import type { BetColumns } from '../src/modules/intake/batch.ts';
 import { validateBatch } from '../src/modules/intake/validate-batch.ts';
@@ -100,25 +97,11 @@ function copyIn(client: pg.PoolClient, sql: string, data: Buffer): Promise<void>
 }
 
 async function main(): Promise<void> {
-  let embedded: EmbeddedDatabase | undefined;
-  let tmp: string | undefined;
-  let serverUrl = process.env.DATABASE_URL;
-  if (!serverUrl) {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-'));
-    chmodSync(tmp, 0o755);
-    embedded = await startEmbedded(tmp, await freePort());
-    serverUrl = embedded.url;
-  }
-  const name = `wl_bench_upload_${process.pid}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
+  const scratch = await scratchDatabase('upload');
+  const url = new URL(scratch.url);
   let serve: ChildProcess | undefined;
   let pool: Pool | undefined;
   try {
-    await migrate(url.toString());
     pool = createPool(url.toString(), 8);
     const { tenants } = benchServices(pool, url.toString());
     const tenant = await tenants.createTenant({ name: 'Bench Bet' });
@@ -146,10 +129,10 @@ async function main(): Promise<void> {
         throw new Error(`upload answered ${res.statusCode}: ${JSON.stringify(out).slice(0, 300)}`);
       }
     };
-    console.log(`batches of ${BATCH} bets, body ${(makeBatches(1)[0]!.body.length / 1024).toFixed(0)} KiB; database ${embedded ? 'embedded PostgreSQL' : 'DATABASE_URL server'}`);
+    console.log(`batches of ${BATCH} bets, body ${(makeBatches(1)[0]!.body.length / 1024).toFixed(0)} KiB; database ${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded PostgreSQL'}`);
     await timed(makeBatches(WARMUP).map((b) => send(b.body, BATCH)), 4);
 
-    const figures: Record<string, unknown> = { database: embedded ? 'embedded' : 'DATABASE_URL' };
+    const figures: Record<string, unknown> = { database: process.env.DATABASE_URL ? 'DATABASE_URL' : 'embedded' };
     const allBatches: ReturnType<typeof makeBatches> = [];
     for (const c of [1, 4] as const) {
       const batches = makeBatches(BATCHES[c]);
@@ -197,10 +180,7 @@ async function main(): Promise<void> {
       await exited;
     }
     await pool?.end();
-    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => undefined);
-    await admin.end();
-    await embedded?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await scratch.drop();
   }
 }
 

@@ -4,48 +4,19 @@
 // reused with another body is refused without a wallet call. Real PostgreSQL and the reference
 // wallet on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { AppError } from '../src/errors.ts';
-import type { BettingUser } from '../src/modules/betting/betting.service.ts';
-import type { Services } from '../src/services.ts';
-import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
-import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
-import { testServices } from './helpers/app.ts';
-import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { bettingFixture } from './betting-fixture.ts';
 import { fuzzRuns } from './helpers/fuzz.ts';
-import { CLIENT } from './wallet-fixtures.ts';
 
 const MEETING = 770001;
-let db: TestDatabase;
-let sandbox: WalletSandbox;
-let services: Services;
-let tenantId: string;
-
+let f: Awaited<ReturnType<typeof bettingFixture>>;
 before(async () => {
-  db = await freshDatabase();
-  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
-  services = testServices(db, createSecretBox(randomBytes(32)));
-  tenantId = (await services.tenants.createTenant({ name: 'Idempotency' })).tenant_id;
-  await services.wallet.setWallet({ tenantId, url: sandbox.url, auth: 'client_credentials', ...CLIENT });
-  await services.catalogue.importCatalog({
-    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
-    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'exacta'],
-      runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 })) }],
-  });
+  f = await bettingFixture(MEETING);
 });
-
-after(async () => {
-  await services.close();
-  await sandbox.close();
-  await db.drop();
-});
-
-const user = (userId: string): BettingUser => ({
-  tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' },
-});
+after(() => f.close());
 
 /** Two bodies per key: body 0 and body 1 differ only in the stake. */
 const body = (key: string, variant: number) => ({
@@ -60,7 +31,7 @@ test('any order of the same keys makes each bet once, with one reserve; another 
     const answers: Array<{ key: number; variant: number; id?: string; code?: string }> = [];
     const send = async (c: { key: number; variant: number }) => {
       try {
-        answers.push({ ...c, id: (await services.betting.placeBet(user(userId), body(keys[c.key]!, c.variant))).id });
+        answers.push({ ...c, id: (await f.services.betting.placeBet(f.user(userId), body(keys[c.key]!, c.variant))).id });
       } catch (error) {
         answers.push({ ...c, code: error instanceof AppError ? error.code : String(error) });
       }
@@ -71,8 +42,8 @@ test('any order of the same keys makes each bet once, with one reserve; another 
       while (calls[i + 1]?.together) batch.push(calls[++i]!);
       await Promise.all(batch.map(send));
     }
-    const { rows } = await db.pool.query<{ idempotency_key: string; bet_id: string; stake: string }>(
-      'SELECT idempotency_key, bet_id, stake FROM bets WHERE tenant_id = $1 AND user_id = $2', [tenantId, userId]);
+    const { rows } = await f.db.pool.query<{ idempotency_key: string; bet_id: string; stake: string }>(
+      'SELECT idempotency_key, bet_id, stake FROM bets WHERE tenant_id = $1 AND user_id = $2', [f.tenantId, userId]);
     const usedKeys = new Set(calls.map((c) => keys[c.key]));
     assert.equal(rows.length, usedKeys.size, 'one bet per key used');
     for (const row of rows) {
@@ -84,7 +55,7 @@ test('any order of the same keys makes each bet once, with one reserve; another 
         if (a.variant === winner.variant) assert.equal(a.id, row.bet_id, 'a replay answers the same bet');
         else assert.equal(a.code, 'idempotency_conflict', 'another body under the key is refused');
       }
-      const reserves = sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string }).betId === row.bet_id);
+      const reserves = f.sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string }).betId === row.bet_id);
       assert.equal(reserves.length, 1, 'the stake is reserved once');
     }
   }), fuzzRuns(25));
