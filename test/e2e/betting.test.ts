@@ -52,7 +52,7 @@ async function graphql(token: string | undefined, query: string, variables: Reco
     headers: { 'content-type': 'application/json', 'x-tenant-id': tenant, ...(token && { authorization: `Bearer ${token}` }) },
     body: JSON.stringify({ query, variables }),
   });
-  return (await res.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: { code?: string } }> };
+  return (await res.json()) as { data?: Record<string, any> | null; errors?: Array<{ message: string; extensions?: { code?: string; reason?: string } }> };
 }
 
 const PLACE = 'mutation PlaceBet($input: PlaceBetInput!) { placeBet(input: $input) { id status stake acceptedStake percentage combinations reason reasonCode } }';
@@ -148,6 +148,8 @@ test('a replay with the same key is the same bet and reserves once; another body
   const again = await graphql(token, PLACE, { input });
   assert.equal(again.data!.placeBet.id, a.data!.placeBet.id);
   await settled(a.data!.placeBet.id, ['reserve 7.00', 'confirm 7.00']);
+  const expired = await place(await idp.token(userId, { expIn: -300 }), { type: 'WIN', legs: [leg(1, [[1]], 2.5)], stake: 1 });
+  assert.equal(expired.errors?.[0]?.extensions?.reason, 'expired', 'the frontend is told why');
   const other = await graphql(token, PLACE, { input: { ...input, stake: 8 } });
   assert.equal(other.errors![0]!.extensions!.code, 'IDEMPOTENCY_CONFLICT');
   assert.deepEqual(await balance(userId), { cash: '993.00', reserved: '0.00' });

@@ -72,7 +72,11 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
     if (original && Array.isArray(original.errors)) {
       return original.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
     }
-    if (original instanceof AppError) return [{ message: original.message, ...at, extensions: { code: graphqlCode(original.code) } }];
+    if (original instanceof AppError) {
+      // A frontend user refused says why (expired, unknown_kid, …: docs/frontend.md), never the token.
+      const reason = typeof original.extensions.reason === 'string' ? { reason: original.extensions.reason } : {};
+      return [{ message: original.message, ...at, extensions: { code: graphqlCode(original.code), ...reason } }];
+    }
     if (!original) return [{ message: error.message, ...at, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }];
     log.error({ err: original }, 'graphql resolver failed');
     return [{ message: 'internal error; it has been logged with the request id', ...at, extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
