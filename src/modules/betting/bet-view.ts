@@ -73,7 +73,7 @@ export function runnerSelectionId(eventId: string, runner: number): string {
 }
 
 /** betMetadata of the confirm of a bet taken with `status` and `accepted` (dollars). */
-export function betMetadata(bet: BetRow, legs: LegRow[], taken: { status: BetRow['status']; accepted: string; percentage: string | null; odds: string | null }): BetMetadata {
+export function betMetadata(bet: Pick<BetRow, 'bet_id' | 'ticket_id' | 'tenant_id' | 'user_id' | 'kind' | 'created_at'>, legs: LegRow[], taken: { status: BetRow['status']; accepted: string; percentage: string | null; odds: string | null }): BetMetadata {
   const kind = bet.kind as BetKind;
   const rule = KIND_RULES[kind];
   return {

@@ -44,26 +44,36 @@ export interface LegRow {
 
 export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'>;
 
-/** Inserts a pending bet; undefined when the user's idempotency key is already taken. */
-export async function insertPendingBet(db: Queryable, bet: NewBet, legs: Array<Omit<LegRow, 'meeting_id'> & { meeting_id: number }>): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
-                       original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
-     ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING`,
-    [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
-      bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at],
-  );
-  if (!rowCount) return false;
-  await db.query(
-    `INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
-     SELECT $1, $2, * FROM unnest($3::int[], $4::bigint[], $5::int[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[], $10::jsonb[], $11::numeric[], $12::numeric[])`,
-    [bet.tenant_id, bet.bet_id, legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number),
-      legs.map((l) => l.event_id), legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
+/**
+ * Inserts a pending bet with its legs and its first history entry, in one statement (atomic on its
+ * own); false when the user's idempotency key is already taken (nothing is written then).
+ */
+export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[]): Promise<boolean> {
+  const { rows } = await db.query<{ n: number }>({
+    name: 'betting_insert_pending',
+    text: `WITH bet AS (
+        INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
+                          original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
+        VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+        ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING
+        RETURNING tenant_id, bet_id
+      ), legs AS (
+        INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
+        SELECT bet.tenant_id, bet.bet_id, l.* FROM bet,
+          unnest($17::int[], $18::bigint[], $19::int[], $20::uuid[], $21::text[], $22::text[], $23::timestamptz[], $24::jsonb[], $25::numeric[], $26::numeric[]) AS l
+        RETURNING 1
+      ), history AS (
+        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, $16, NULL, 'pending', 'placement' FROM bet
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM bet`,
+    values: [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
+      bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at,
+      legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number), legs.map((l) => l.event_id),
+      legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
       legs.map((l) => JSON.stringify(l.selections)), legs.map((l) => l.seen_price), legs.map((l) => l.price)],
-  );
-  await addHistory(db, bet.tenant_id, bet.bet_id, null, 'pending', 'placement', null, bet.created_at);
-  return true;
+  });
+  return rows[0]!.n === 1;
 }
 
 export async function findBetByKey(db: Queryable, tenantId: string, userId: string, key: string): Promise<BetRow | undefined> {

@@ -67,9 +67,10 @@ function limitValue(name: string, given: string | null | undefined, current: str
 export function createBettingService(deps: BettingDeps) {
   const { db, clock } = deps;
 
-  async function view(bet: q.BetRow): Promise<BetView> {
+  /** The bet as its user sees it; `legs` when the caller holds them already (saves a read). */
+  async function view(bet: q.BetRow, legs?: q.LegRow[]): Promise<BetView> {
     const current = bet.status === 'pending' ? await expireInterrupted(bet) : bet;
-    return betView(current, await q.legsOf(db, current.tenant_id, current.bet_id));
+    return betView(current, legs ?? await q.legsOf(db, current.tenant_id, current.bet_id));
   }
 
   /** A bet pending for longer than any placement can take was interrupted: it is rejected. */
@@ -115,16 +116,16 @@ export function createBettingService(deps: BettingDeps) {
       boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
       created_at: now,
     };
-    const legs = input.legs.map((l, i) => {
+    const legs: q.LegRow[] = input.legs.map((l, i) => {
       const race = priced.races[i]!;
       return {
-        leg: i + 1, meeting_id: l.meetingId, race_number: l.raceNumber, event_id: race.event_id,
+        leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
         event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
         selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
         price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
       };
     });
-    if (!(await withTransaction(db, (tx) => q.insertPendingBet(tx, bet, legs)))) {
+    if (!(await q.insertPendingBet(db, bet, legs))) {
       return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
     }
     let reserved;
@@ -137,16 +138,16 @@ export function createBettingService(deps: BettingDeps) {
       // Nothing reached the wallet (no configuration, or one that cannot be opened): not taken.
       const reason = error instanceof AppError ? error.message : 'the operator wallet could not be called';
       await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!);
+      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
     }
     if (reserved.outcome === 'rejected') {
       await rejectPending(bet, 'wallet_refused', reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`);
     } else if (reserved.outcome === 'unknown') {
       await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
     } else {
-      await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, input, priced);
+      await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, legs, input, priced);
     }
-    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!);
+    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
   }
 
   return {
@@ -178,7 +179,7 @@ export function createBettingService(deps: BettingDeps) {
       const page = rows.slice(0, first);
       const last = page[page.length - 1];
       return {
-        bets: await Promise.all(page.map(view)),
+        bets: await Promise.all(page.map((bet) => view(bet))),
         hasMore: rows.length > first,
         endCursor: last ? deps.cursors.encode(scope, [last.created_at.toISOString(), last.bet_id]) : null,
       };

@@ -26,9 +26,9 @@ async function limitsOf(tx: Queryable, tenantId: string): Promise<Limits> {
 }
 
 /** Takes the bet (or refuses it) and queues its wallet call; a refusal by the wallet's guard rolls back. */
-export async function takeBet(deps: TakeDeps, bet: q.NewBet, input: PlaceBetInput, first: Priced): Promise<void> {
+export async function takeBet(deps: TakeDeps, bet: q.NewBet, legs: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<void> {
   try {
-    await withTransaction(deps.db, (tx) => decide(deps, tx, bet, input, first));
+    await withTransaction(deps.db, (tx) => decide(deps, tx, bet, legs, input, first));
   } catch (error) {
     // The placement window ran out and the guard released the reservation: the bet is not taken.
     if (!(error instanceof AppError && error.code === 'wallet_reservation_released')) throw error;
@@ -39,7 +39,7 @@ export async function takeBet(deps: TakeDeps, bet: q.NewBet, input: PlaceBetInpu
   }
 }
 
-async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, input: PlaceBetInput, first: Priced): Promise<void> {
+async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, legs: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<void> {
   const now = deps.clock();
   let priced: Priced;
   try {
@@ -61,11 +61,9 @@ async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, input: Place
   const percentage = priced.percentage === null ? null : percentageText(acceptedCents, priced.combinations);
   const odds = oddsText(priced.odds);
   if (single && priced.odds) await q.addLiability(tx, liabilityKey, centsToDollars(payoutCents(acceptedCents, priced.odds)));
-  const stored = (await q.findBet(tx, bet.tenant_id, bet.bet_id))!;
-  const legs = await q.legsOf(tx, bet.tenant_id, bet.bet_id);
   await deps.wallet.enqueue(tx, {
     tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'confirm', amount: accepted, bonusFlag: bet.bonus,
-    betMetadata: betMetadata(stored, legs, { status, accepted, percentage, odds }),
+    betMetadata: betMetadata(bet, legs, { status, accepted, percentage, odds }),
   });
   await settleOrRollBack(tx, bet, {
     status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit,
