@@ -21,7 +21,7 @@ after(() => ctx.close());
 
 const basic = (user: string, pass: string) => `Basic ${Buffer.from(`${formEncode(user)}:${formEncode(pass)}`).toString('base64')}`;
 
-/** Text fields without U+0000: a NUL in a credential is defect 1, fuzzed by its own property below. */
+/** Text fields without U+0000: a NUL in a credential is fuzzed by its own property below. */
 const text = nastyString().map((s) => s.replace(/\u0000/g, ''));
 const credential = fc.oneof(fc.constant(undefined), fc.constant('client_credentials'), text,
   fc.constantFrom('ID', 'SECRET')); // replaced by the real client id / secret

@@ -76,7 +76,7 @@ const mutation = fc.oneof(
 );
 type Mutation = typeof mutation extends fc.Arbitrary<infer M> ? M : never;
 
-/** Applies mutations in place; currency is left alone here (defect 2 has its own property). */
+/** Applies mutations in place; currency is left alone here (a deeply nested currency has its own property). */
 function mutate(batch: Record<string, unknown>, mutations: Mutation[]): unknown {
   let body: unknown = batch;
   for (const m of mutations) {
@@ -128,7 +128,7 @@ test('fuzz: a mutated batch is stored or refused as problem+json naming the fiel
 
 test('fuzz: raw bodies that are not JSON, or JSON of any shape, never cause a 5xx', async () => {
   const raw = fc.oneof(nastyString(200), fc.json({ maxDepth: 4 }), fc.jsonValue().map((v) => JSON.stringify(v).slice(0, -1)),
-    // Nested far deeper than a recursive walk survives: as the body, and as a bet's field (not currency: defect 2).
+    // Nested far deeper than a recursive walk survives: as the body, and as a bet's field (not currency: it has its own property).
     fc.integer({ min: 1_000, max: 100_000 }).map((n) => deepJson(n)),
     fc.tuple(fc.constantFrom(...BET_FIELDS.filter((f) => f !== 'currency')), fc.integer({ min: 1_000, max: 100_000 }))
       .map(([field, n]) => `{"meeting_id":1,"race_number":1,"bets":[{"${field}":${deepJson(n, '{}')}}]}`));
