@@ -9,9 +9,9 @@ import { freshDatabase } from './helpers/db.ts';
 import { CLIENT } from './wallet-fixtures.ts';
 
 /** Race 1 of `meetingId`, starting in an hour: runners 1-4 at win prices 3, 4, 5 and 6. */
-export async function bettingFixture(meetingId: number) {
+export async function bettingFixture(meetingId: number, options: { walletLatencyMs?: number } = {}) {
   const db = await freshDatabase();
-  const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: options.walletLatencyMs ?? 0 });
   const services = testServices(db, createSecretBox(randomBytes(32)));
   const tenantId = (await services.tenants.createTenant({ name: 'Betting' })).tenant_id;
   await services.wallet.setWallet({ tenantId, url: sandbox.url, auth: 'client_credentials', ...CLIENT });

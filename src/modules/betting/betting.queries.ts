@@ -76,6 +76,15 @@ export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[
   return rows[0]!.n === 1;
 }
 
+/** Sets the price taken on some legs of a bet (a price that rose between the check and the taking). */
+export async function updateLegPrices(db: Queryable, tenantId: string, betId: string, legs: Array<{ leg: number; price: string }>): Promise<void> {
+  await db.query(
+    `UPDATE bet_legs l SET price = u.price FROM unnest($3::int[], $4::numeric[]) AS u(leg, price)
+      WHERE l.tenant_id = $1 AND l.bet_id = $2 AND l.leg = u.leg`,
+    [tenantId, betId, legs.map((l) => l.leg), legs.map((l) => l.price)],
+  );
+}
+
 export async function findBetByKey(db: Queryable, tenantId: string, userId: string, key: string): Promise<BetRow | undefined> {
   const { rows } = await db.query<BetRow>('SELECT * FROM bets WHERE tenant_id = $1 AND user_id = $2 AND idempotency_key = $3', [tenantId, userId, key]);
   return rows[0];

@@ -142,12 +142,14 @@ export function createBettingService(deps: BettingDeps) {
     }
     if (reserved.outcome === 'rejected') {
       await rejectPending(bet, 'wallet_refused', reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`);
-    } else if (reserved.outcome === 'unknown') {
-      await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
-    } else {
-      await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, legs, input, priced);
+      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
     }
-    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+    if (reserved.outcome === 'unknown') {
+      await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
+      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+    }
+    const taken = await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, legs, input, priced);
+    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, taken);
   }
 
   return {

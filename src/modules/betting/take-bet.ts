@@ -25,10 +25,13 @@ async function limitsOf(tx: Queryable, tenantId: string): Promise<Limits> {
   return { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };
 }
 
-/** Takes the bet (or refuses it) and queues its wallet call; a refusal by the wallet's guard rolls back. */
-export async function takeBet(deps: TakeDeps, bet: q.NewBet, legs: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<void> {
+/**
+ * Takes the bet (or refuses it) and queues its wallet call; a refusal by the wallet's guard rolls
+ * back. Returns the legs as stored: a price that rose since the first check is taken at its new value.
+ */
+export async function takeBet(deps: TakeDeps, bet: q.NewBet, legs: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<q.LegRow[]> {
   try {
-    await withTransaction(deps.db, (tx) => decide(deps, tx, bet, legs, input, first));
+    return await withTransaction(deps.db, (tx) => decide(deps, tx, bet, legs, input, first));
   } catch (error) {
     // The placement window ran out and the guard released the reservation: the bet is not taken.
     if (!(error instanceof AppError && error.code === 'wallet_reservation_released')) throw error;
@@ -36,25 +39,29 @@ export async function takeBet(deps: TakeDeps, bet: q.NewBet, legs: q.LegRow[], i
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
       reasonCode: 'placement_timeout', reason: 'the placement took too long; the reservation was released',
     }, deps.clock(), 'placement_timeout'));
+    return legs;
   }
 }
 
-async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, legs: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<void> {
+async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, stored: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<q.LegRow[]> {
   const now = deps.clock();
   let priced: Priced;
   try {
     priced = await priceBet(deps.catalogue, input, first.kind, first.stakeCents, tx);
   } catch (error) {
     if (!(error instanceof AppError)) throw error;
-    return refuse(deps, tx, bet, error.code, error.message, now);
+    await refuse(deps, tx, bet, error.code, error.message, now);
+    return stored;
   }
+  const legs = await takenPrices(tx, bet, stored, priced);
   const single = priced.kind === 'WIN' || priced.kind === 'PLACE';
   const leg = input.legs[0]!;
   const liabilityKey = { tenantId: bet.tenant_id, meetingId: leg.meetingId, raceNumber: leg.raceNumber, runner: leg.selections[0]![0]!, kind: priced.kind };
   const liability = single ? cents(await q.lockLiability(tx, liabilityKey)) : null;
   const { acceptedCents, limit } = acceptStake(priced.stakeCents, await limitsOf(tx, bet.tenant_id), priced.odds, liability);
   if (acceptedCents === 0n) {
-    return refuse(deps, tx, bet, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`, now, limit);
+    await refuse(deps, tx, bet, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`, now, limit);
+    return legs;
   }
   const accepted = centsToDollars(acceptedCents);
   const status = acceptedCents < priced.stakeCents ? 'partially_accepted' as const : 'accepted' as const;
@@ -69,6 +76,15 @@ async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, legs: q.LegR
     status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit,
     reasonCode: limit, reason: limit ? `partially accepted: the tenant's ${limit} allows ${accepted} of ${bet.stake}` : null,
   }, now, status === 'accepted' ? 'accepted' : 'limits');
+  return legs;
+}
+
+/** The legs at the prices taken now, under the lock; a leg whose price rose is stored again. */
+async function takenPrices(tx: Queryable, bet: q.NewBet, stored: q.LegRow[], priced: Priced): Promise<q.LegRow[]> {
+  const legs = stored.map((l, i) => (priced.legPrices[i] ? { ...l, price: oddsText(priced.legPrices[i]!) } : l));
+  const moved = legs.filter((l, i) => l.price !== stored[i]!.price);
+  if (moved.length) await q.updateLegPrices(tx, bet.tenant_id, bet.bet_id, moved.map((l) => ({ leg: l.leg, price: l.price! })));
+  return legs;
 }
 
 /** Records the outcome; a bet no longer pending (read as interrupted meanwhile) rolls the wallet call back. */
