@@ -3,9 +3,10 @@
 // POST /graphql with RS256 user tokens, at 0 ms and 20 ms wallet latency and concurrency 1 and 16.
 // A placement is counted when its answer is back (the reserve asked, the confirm queued); the
 // confirms' delivery is reported apart. Uses DATABASE_URL's server (a scratch database is created
-// and dropped) or an embedded PostgreSQL in a temporary directory.
+// and dropped) or an embedded PostgreSQL in a temporary directory. BENCH_LATENCIES and
+// BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS sets the run's size.
 // Last line: one JSON object with the figures.
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -13,7 +14,7 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { runCli, startCli } from '../test/helpers/cli.ts';
+import { BIN, runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
@@ -26,6 +27,9 @@ const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id
 
 interface Run { latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number }
 
+/** A comma-separated list of numbers from the environment (to run some of the rows), else the default. */
+const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
+
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 function catalogFile(dir: string): string {
@@ -36,6 +40,23 @@ function catalogFile(dir: string): string {
     races: [{ race_number: 1, start_time: new Date(Date.now() + 6 * 3600_000).toISOString(), products: ['win', 'place'], runners }],
   }));
   return file;
+}
+
+/**
+ * `wagerline serve` in a process of its own; BENCH_SERVE_NODE_ARGS adds node flags to it alone, e.g.
+ * "--cpu-prof --cpu-prof-dir=/tmp/prof" (node refuses those in NODE_OPTIONS).
+ */
+function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; first: { url: string } }> {
+  const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ child, first: JSON.parse(out.slice(0, out.indexOf('\n'))) });
+    });
+    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
+  });
 }
 
 function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: string }> {
@@ -53,7 +74,7 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     const res = await runCli(args, env);
     if (res.code !== 0) throw new Error(`${args.join(' ')}: ${res.stderr}`);
   }
-  const serve = await startCli(['serve'], { ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
+  const serve = await startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
   const http = new HttpPool(serve.first.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
   const latencies: number[] = [];
   let next = 0;
@@ -102,8 +123,8 @@ async function main(): Promise<void> {
     const imported = await runCli(['catalog', 'import', catalogFile(dir)], env);
     if (imported.code !== 0) throw new Error(imported.stderr);
     const tokens = await Promise.all(Array.from({ length: USERS }, () => idp.token(randomUUID(), { expIn: 7200 })));
-    for (const latency of [0, 20]) {
-      for (const concurrency of [1, 16]) {
+    for (const latency of list('BENCH_LATENCIES', [0, 20])) {
+      for (const concurrency of list('BENCH_CONCURRENCY', [1, 16])) {
         const r = await run(env, latency, concurrency, tokens, db);
         process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, confirms delivered after ${r.delivered_after_s} s\n`);
         results.push(r);
