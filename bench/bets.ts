@@ -6,7 +6,7 @@
 // and dropped) or an embedded PostgreSQL in a temporary directory. BENCH_LATENCIES and
 // BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS sets the run's size.
 // Last line: one JSON object with the figures.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -14,10 +14,11 @@ import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
-import { BIN, runCli, startCli } from '../test/helpers/cli.ts';
+import { runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
+import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
 const USERS = 100;
@@ -42,23 +43,6 @@ function catalogFile(dir: string): string {
   return file;
 }
 
-/**
- * `wagerline serve` in a process of its own; BENCH_SERVE_NODE_ARGS adds node flags to it alone, e.g.
- * "--cpu-prof --cpu-prof-dir=/tmp/prof" (node refuses those in NODE_OPTIONS).
- */
-function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; first: { url: string } }> {
-  const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout!.on('data', (d) => {
-      out += d;
-      if (out.includes('\n')) resolve({ child, first: JSON.parse(out.slice(0, out.indexOf('\n'))) });
-    });
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
-
 function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: string }> {
   return startCli(['wallet-sandbox', '--memory', '--port', '0', '--client-id', CLIENT.id, '--client-secret', CLIENT.secret,
     '--latency-ms', String(latencyMs), '--opening-balance', '1000000'], {}).then(({ child, first }) => ({ child, url: first.url }));
@@ -75,7 +59,7 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     if (res.code !== 0) throw new Error(`${args.join(' ')}: ${res.stderr}`);
   }
   const serve = await startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
-  const http = new HttpPool(serve.first.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
+  const http = new HttpPool(serve.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
   const latencies: number[] = [];
   let next = 0;
   const body = (i: number) => JSON.stringify({ query: PLACE, variables: { input: {
@@ -101,7 +85,7 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   }
   const delivered = (performance.now() - t0) / 1000;
   await http.close();
-  serve.child.kill('SIGTERM');
+  await serve.stop();
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   const round = (v: number) => Math.round(v * 10) / 10;

@@ -5,13 +5,12 @@
 // Uses DATABASE_URL's server (a scratch database is created and dropped) or an embedded
 // PostgreSQL in a temporary directory. BENCH_STORM_ROUNDS storms per size (default 3), each on a
 // new race. Last line: one JSON object with the figures.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool as HttpPool } from 'undici';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { scratchDatabase } from './scratch.ts';
+import { startServe, type Serve } from './serve.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
 import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
@@ -24,17 +23,6 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 }
 
-function startServe(databaseUrl: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.resolve(import.meta.dirname, '../bin/wagerline'), 'serve'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-        WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout!.once('data', () => resolve(child));
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
 
 /** N bodies of one race: the same bets, upload k with every stake 1 + k/100 of the generated one. */
 function stormBodies(meetingId: number, n: number, betTime: string): string[] {
@@ -72,7 +60,7 @@ async function storms(http: HttpPool, token: string, rounds: string[][]): Promis
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('storm');
   const url = new URL(scratch.url);
-  let serve: ChildProcess | undefined;
+  let serve: Serve | undefined;
   let pool: Pool | undefined;
   try {
     pool = createPool(url.toString(), 2);
@@ -80,7 +68,8 @@ async function main(): Promise<void> {
     const tenant = await tenants.createTenant({ name: 'Bench Bet' });
     const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
     const port = await freePort();
-    serve = await startServe(url.toString(), port);
+    serve = await startServe({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') });
     const http = new HttpPool(`http://127.0.0.1:${port}`, { connections: Math.max(...SIZES), pipelining: 1 });
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
     const tokenRes = await http.request({ path: '/oauth/token', method: 'POST', body: 'grant_type=client_credentials',
@@ -99,11 +88,7 @@ async function main(): Promise<void> {
     await http.close();
     console.log(JSON.stringify(figures));
   } finally {
-    if (serve && serve.exitCode === null) {
-      const exited = new Promise((r) => serve!.once('exit', r));
-      serve.kill('SIGTERM');
-      await exited;
-    }
+    await serve?.stop();
     await pool?.end();
     await scratch.drop();
   }

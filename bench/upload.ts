@@ -4,14 +4,13 @@
 // identical table (same columns and indexes) at the same concurrency, and identical re-uploads.
 // Uses DATABASE_URL's server (a scratch database is created and dropped) or an embedded
 // PostgreSQL in a temporary directory. Last line: one JSON object with the figures.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { scratchDatabase } from './scratch.ts';
+import { startServe, type Serve } from './serve.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
 import type { BetColumns } from '../src/modules/intake/batch.ts';
 import { validateBatch } from '../src/modules/intake/validate-batch.ts';
@@ -47,19 +46,6 @@ async function timed(jobs: Array<() => Promise<void>>, concurrency: number): Pro
   return { bets_per_s: Math.round((jobs.length * BATCH) / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), batches: jobs.length };
 }
 
-function startServe(databaseUrl: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    // BENCH_SERVE_NODE_ARGS: extra node flags for the server, e.g. "--cpu-prof --cpu-prof-dir=/tmp/prof".
-    const nodeArgs = (process.env.BENCH_SERVE_NODE_ARGS ?? '').split(' ').filter(Boolean);
-    const child = spawn(process.execPath, [...nodeArgs, path.resolve(import.meta.dirname, '../bin/wagerline'), 'serve'], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-        WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.stdout!.once('data', () => resolve(child));
-    child.on('exit', (code) => reject(new Error(`serve exited with ${code}`)));
-  });
-}
 
 // COPY text format of the reported_bets row the upload stores for each validated bet.
 const esc = (v: unknown) => (v === null || v === undefined ? '\\N' : typeof v === 'boolean' ? (v ? 't' : 'f')
@@ -99,7 +85,7 @@ function copyIn(client: pg.PoolClient, sql: string, data: Buffer): Promise<void>
 async function main(): Promise<void> {
   const scratch = await scratchDatabase('upload');
   const url = new URL(scratch.url);
-  let serve: ChildProcess | undefined;
+  let serve: Serve | undefined;
   let pool: Pool | undefined;
   try {
     pool = createPool(url.toString(), 8);
@@ -107,7 +93,8 @@ async function main(): Promise<void> {
     const tenant = await tenants.createTenant({ name: 'Bench Bet' });
     const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
     const port = await freePort();
-    serve = await startServe(url.toString(), port);
+    serve = await startServe({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
+      WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') });
     const base = `http://127.0.0.1:${port}`;
     const http = new HttpPool(base, { connections: 8, pipelining: 1 });
     const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
@@ -174,11 +161,7 @@ async function main(): Promise<void> {
     await http.close();
     console.log(JSON.stringify(figures));
   } finally {
-    if (serve && serve.exitCode === null) {
-      const exited = new Promise((r) => serve!.once('exit', r));
-      serve.kill('SIGTERM');
-      await exited;
-    }
+    await serve?.stop();
     await pool?.end();
     await scratch.drop();
   }
