@@ -26,6 +26,28 @@ export function nulPaths(value: unknown, root: string): string[] {
   return found.sort();
 }
 
+/**
+ * Whether any string or key in `value` holds U+0000: the check every request pays, so it builds no
+ * paths and allocates nothing per value (a 1,000-bet upload has 27,000 of them). Iterative.
+ */
+export function holdsNul(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (v.includes('\u0000')) return true;
+    } else if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) stack.push(v[i]);
+    } else if (typeof v === 'object' && v !== null) {
+      for (const key in v) {
+        if (key.includes('\u0000')) return true;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    }
+  }
+  return false;
+}
+
 /** Route config: the route answers U+0000 in its own terms (the token endpoint: invalid_client). */
 export interface TextRulesConfig {
   ownTextRules?: boolean;
@@ -34,6 +56,7 @@ export interface TextRulesConfig {
 export function registerTextRules(app: FastifyInstance): void {
   app.addHook('preValidation', async (request: FastifyRequest) => {
     if ((request.routeOptions.config as TextRulesConfig | undefined)?.ownTextRules) return;
+    if (!holdsNul(request.params) && !holdsNul(request.query) && !holdsNul(request.body)) return;
     const paths = [
       ...nulPaths(request.params, 'params'),
       ...nulPaths(request.query, 'querystring'),

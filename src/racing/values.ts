@@ -71,6 +71,10 @@ const SPACE = /[\p{White_Space}\uFEFF]/u;
  * A loop, not /\s+$/: that regex is quadratic on a long run of spaces followed by a letter.
  */
 export function trimText(text: string): string {
+  // Most values start and end with printable ASCII (never white space): done without a regex.
+  const first = text.charCodeAt(0);
+  const last = text.charCodeAt(text.length - 1);
+  if (first > 0x20 && first < 0x7f && last > 0x20 && last < 0x7f) return text;
   let start = 0;
   let end = text.length;
   while (start < end && SPACE.test(text[start]!)) start++;

@@ -71,9 +71,10 @@ const UPSERT = `
 WITH input AS (
   SELECT u.*, coalesce($6::date, (u.bet_time AT TIME ZONE $7::text)::date) AS racing_day
   FROM unnest(${unnestArgs}) AS u(${unnestNames})
-), days AS (
+), days AS MATERIALIZED (
   -- Deadline (spec 8), as the catalogue states it (docs/upload.md): 24 h after the last race
   -- start of the racing day's meetings, else 24 h after the end of that day in the tenant's zone.
+  -- MATERIALIZED: once per racing day; inlined, the deadline was computed again for every bet.
   SELECT d.racing_day, catalogue_upload_deadline(d.racing_day, $7::text) AS deadline_at
   FROM (SELECT DISTINCT racing_day FROM input) d
 ), up AS (

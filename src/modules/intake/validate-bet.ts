@@ -38,8 +38,11 @@ export class Warnings {
 
 /** amount - payout = net_result, exactly (values as validated: at most 6 decimals). */
 function balances(amount: string, payout: string, netResult: string): boolean {
-  const micros = (text: string) => parseDecimal(text, MICRO_PLACES)!;
   return micros(amount) - micros(payout) === micros(netResult);
+}
+
+function micros(text: string): bigint {
+  return parseDecimal(text, MICRO_PLACES)!;
 }
 
 
