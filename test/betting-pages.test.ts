@@ -29,6 +29,7 @@ test('a walk over myBets returns each bet once, newest first, whatever the page 
     for (;;) {
       const page: Awaited<ReturnType<Services['betting']['myBets']>> = await f.services.betting.myBets(alice, size, after);
       seen.push(...page.bets.map((b) => b.id));
+      for (const bet of page.bets) assert.deepEqual(bet.legs.map((l) => [l.meetingId, l.raceNumber, l.selections]), [[MEETING, 1, [[1]]]], 'each bet with its own legs');
       if (!page.hasMore) break;
       after = page.endCursor;
     }

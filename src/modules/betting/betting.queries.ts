@@ -100,6 +100,15 @@ export async function legsOf(db: Queryable, tenantId: string, betId: string): Pr
   return rows;
 }
 
+/** The legs of several bets of one tenant, in one statement (a page of bets). */
+export async function legsOfBets(db: Queryable, tenantId: string, betIds: string[]): Promise<Map<string, LegRow[]>> {
+  const { rows } = await db.query<LegRow & { bet_id: string }>(
+    'SELECT * FROM bet_legs WHERE tenant_id = $1 AND bet_id = ANY ($2::uuid[]) ORDER BY bet_id, leg', [tenantId, betIds]);
+  const byBet = new Map<string, LegRow[]>(betIds.map((id) => [id, []]));
+  for (const row of rows) byBet.get(row.bet_id)?.push(row);
+  return byBet;
+}
+
 /** A user's bets, newest first, after the keyset (created_at, bet_id) when given. */
 export async function betsOfUser(db: Queryable, tenantId: string, userId: string, after: { createdAt: string; betId: string } | null, limit: number): Promise<BetRow[]> {
   const { rows } = await db.query<BetRow>(

@@ -180,8 +180,9 @@ export function createBettingService(deps: BettingDeps) {
       const rows = await q.betsOfUser(db, user.tenantId, user.userId, from, first + 1);
       const page = rows.slice(0, first);
       const last = page[page.length - 1];
+      const legs = await q.legsOfBets(db, user.tenantId, page.map((bet) => bet.bet_id));
       return {
-        bets: await Promise.all(page.map((bet) => view(bet))),
+        bets: await Promise.all(page.map((bet) => view(bet, legs.get(bet.bet_id)))),
         hasMore: rows.length > first,
         endCursor: last ? deps.cursors.encode(scope, [last.created_at.toISOString(), last.bet_id]) : null,
       };
