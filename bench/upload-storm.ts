@@ -5,15 +5,12 @@
 // Uses DATABASE_URL's server (a scratch database is created and dropped) or an embedded
 // PostgreSQL in a temporary directory. BENCH_STORM_ROUNDS storms per size (default 3), each on a
 // new race. Last line: one JSON object with the figures.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Pool as HttpPool } from 'undici';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { scratchDatabase } from './scratch.ts';
-import { startServe, type Serve } from './serve.ts';
+import type { Pool as HttpPool } from 'undici';
+import { startUploadTarget, type Serve } from './serve.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
-import { benchServices } from './services.ts';
-import { freePort } from '../test/helpers/net.ts';
 
 const BATCH = 1000;
 const SIZES = [8, 32];
@@ -64,17 +61,9 @@ async function main(): Promise<void> {
   let pool: Pool | undefined;
   try {
     pool = createPool(url.toString(), 2);
-    const { tenants } = benchServices(pool, scratch.url);
-    const tenant = await tenants.createTenant({ name: 'Bench Bet' });
-    const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
-    const port = await freePort();
-    serve = await startServe({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') });
-    const http = new HttpPool(`http://127.0.0.1:${port}`, { connections: Math.max(...SIZES), pipelining: 1 });
-    const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-    const tokenRes = await http.request({ path: '/oauth/token', method: 'POST', body: 'grant_type=client_credentials',
-      headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' } });
-    const { access_token: token } = (await tokenRes.body.json()) as { access_token: string };
+    const target = await startUploadTarget(scratch.url, pool, Math.max(...SIZES));
+    serve = target.serve;
+    const { http, token } = target;
     const betTime = new Date(Date.now() - 3600_000).toISOString().replace('Z', '+00:00');
     let meeting = 200_000;
     console.log(`storms of concurrent uploads of one ${BATCH}-bet race, ${ROUNDS} per size; database ${process.env.DATABASE_URL ? 'DATABASE_URL server' : 'embedded PostgreSQL'}`);

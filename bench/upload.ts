@@ -4,18 +4,14 @@
 // identical table (same columns and indexes) at the same concurrency, and identical re-uploads.
 // Uses DATABASE_URL's server (a scratch database is created and dropped) or an embedded
 // PostgreSQL in a temporary directory. Last line: one JSON object with the figures.
-import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
-import { Pool as HttpPool } from 'undici';
 import { createPool, type Pool } from '../src/db/pool.ts';
 import { scratchDatabase } from './scratch.ts';
-import { startServe, type Serve } from './serve.ts';
+import { startUploadTarget, type Serve } from './serve.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
 import type { BetColumns } from '../src/modules/intake/batch.ts';
 import { validateBatch } from '../src/modules/intake/validate-batch.ts';
-import { benchServices } from './services.ts';
-import { freePort } from '../test/helpers/net.ts';
 
 const BATCH = 1000;
 const BATCHES = { 1: Number(process.env.BENCH_BATCHES_C1 ?? 60), 4: Number(process.env.BENCH_BATCHES_C4 ?? 160) };
@@ -89,17 +85,9 @@ async function main(): Promise<void> {
   let pool: Pool | undefined;
   try {
     pool = createPool(url.toString(), 8);
-    const { tenants } = benchServices(pool, url.toString());
-    const tenant = await tenants.createTenant({ name: 'Bench Bet' });
-    const client = await tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['upload'], agencies: ['TAB'] });
-    const port = await freePort();
-    serve = await startServe({ DATABASE_URL: url.toString(), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn',
-      WAGERLINE_WALLET_WORKER: 'off', WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64') });
-    const base = `http://127.0.0.1:${port}`;
-    const http = new HttpPool(base, { connections: 8, pipelining: 1 });
-    const basic = Buffer.from(`${client.client_id}:${client.client_secret}`).toString('base64');
-    const tokenRes = await http.request({ path: '/oauth/token', method: 'POST', headers: { authorization: `Basic ${basic}`, 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=client_credentials' });
-    const { access_token: token } = (await tokenRes.body.json()) as { access_token: string };
+    const target = await startUploadTarget(scratch.url, pool, 8);
+    serve = target.serve;
+    const { http, token, tenantId } = target;
 
     let meeting = 100_000;
     // Placed an hour ago: on time, as almost every real upload is (late rows also feed a partial index).
@@ -138,7 +126,7 @@ async function main(): Promise<void> {
     const copyData = allBatches.map((b) => {
       const v = validateBatch(b.batch, { version: 2, agencies: ['TAB'], currency: 'AUD', userStates: new Set(['NSW', 'VIC', 'QLD', 'SA', 'WA', 'TAS', 'NT', 'ACT']), now });
       if (!v.ok) throw new Error('bench batch invalid');
-      return copyText(tenant.tenant_id, b.meetingId, v.bets);
+      return copyText(tenantId, b.meetingId, v.bets);
     });
     const copySql = 'COPY bench_copy (tenant_id, source, bet_id, leg, bet_time, bet_type, runner_number, exotics_selection, user_id, user_name, user_state, terminal_id, info_type, medium, resulted, status, bonus, back_indicator, bet_back_id, bet_back_agency, bet_back_amount, bet_back_revenue, bet_back_date, amount, price, payout, net_result, currency, meeting_id, race_number, api_version, client_id, first_received_at, last_received_at, racing_day, deadline_at, late, revision) FROM STDIN';
     let offset = 0;
