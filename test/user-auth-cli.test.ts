@@ -2,14 +2,11 @@
 // errors, and dev-jwks's tokens accepted by services.users.authenticate after set-auth.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import type { Services } from '../src/services.ts';
 import { testServices } from './helpers/app.ts';
-import { runCli, startCli } from './helpers/cli.ts';
+import { cliEnv, runCli, startCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 
 let db: TestDatabase;
@@ -18,12 +15,7 @@ let services: Services;
 
 before(async () => {
   db = await freshDatabase();
-  env = {
-    DATABASE_URL: db.url,
-    WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'),
-    WAGERLINE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'wagerline-user-auth-')),
-    LOG_LEVEL: 'warn',
-  };
+  env = cliEnv(db.url);
   services = testServices(db, createSecretBox(randomBytes(32)));
 });
 after(async () => {

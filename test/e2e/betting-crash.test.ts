@@ -3,14 +3,13 @@
 // confirms it). After a restart, the placement guard releases the reservation: no money stays
 // held, nothing is confirmed, and the bet reads as rejected.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { cliEnv, runCli, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
@@ -28,12 +27,11 @@ before(async () => {
   idp = await TestJwks.start();
   // Every wallet call waits 600 ms before it takes effect: time to kill the service mid-reserve.
   sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 600 });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-crash-'));
-  env = {
-    DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn',
+  env = cliEnv(db.url, {
     WAGERLINE_WALLET_TIMEOUT_MS: '2000', WAGERLINE_WALLET_LEASE_MS: '3000', WAGERLINE_WALLET_POLL_MS: '200',
     WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000',
-  };
+  });
+  const dir = env.WAGERLINE_DATA_DIR!;
   const cli = async (args: string[]) => {
     const res = await runCli(args, env);
     assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);

@@ -2,14 +2,13 @@
 // bin/wagerline (serve and the admin commands), an identity provider's JWKS served by the test,
 // RS256 user tokens, the reference wallet on 127.0.0.1, and every wallet effect checked there.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { cliEnv, runCli, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
@@ -69,12 +68,11 @@ before(async () => {
   db = await freshDatabase();
   idp = await TestJwks.start();
   sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-betting-'));
-  env = {
-    DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn',
+  env = cliEnv(db.url, {
     WAGERLINE_WALLET_TIMEOUT_MS: '2000', WAGERLINE_WALLET_LEASE_MS: '3000', WAGERLINE_WALLET_POLL_MS: '200',
     WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000',
-  };
+  });
+  const dir = env.WAGERLINE_DATA_DIR!;
   tenantId = (await ok(['tenant', 'create', '--name', 'Betting E2E'])).tenant_id;
   await ok(['tenant', 'set-wallet', tenantId, '--url', sandbox.url, '--auth', 'client_credentials', '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret]);
   await ok(['tenant', 'set-auth', tenantId, '--mode', 'jwt', '--jwks-url', idp.url, '--client-id', idp.clientId]);

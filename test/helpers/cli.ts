@@ -1,5 +1,8 @@
 // Runs the real bin/wagerline as a child process, as an operator would.
 import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 export const BIN = path.resolve(import.meta.dirname, '../../bin/wagerline');
@@ -38,4 +41,15 @@ export function startCli(args: string[], env: Record<string, string>): Promise<{
     });
     child.on('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}: ${stderr}`)));
   });
+}
+
+/** The environment of CLI runs on a test database: a fresh secret key and data directory, quiet logs. */
+export function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    DATABASE_URL: databaseUrl,
+    WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'),
+    WAGERLINE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'wagerline-cli-')),
+    LOG_LEVEL: 'warn',
+    ...extra,
+  };
 }

@@ -1,12 +1,10 @@
 // `wagerline catalog import|sample` and `wagerline race price|scratch|status|show` through the real
 // bin/wagerline: one JSON object on stdout; a bad argument one line on stderr, non-zero, nothing written.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../../../test/helpers/cli.ts';
+import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
 let db: TestDatabase;
@@ -16,8 +14,8 @@ const examples = path.resolve(import.meta.dirname, '../../../examples');
 
 before(async () => {
   db = await freshDatabase();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-catalog-'));
-  env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  env = cliEnv(db.url);
+  dir = env.WAGERLINE_DATA_DIR!;
 });
 after(() => db.drop());
 

@@ -1,11 +1,9 @@
 // `wagerline meeting import <file.json|csv>` through the real bin/wagerline.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { runCli } from '../../../test/helpers/cli.ts';
+import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
 let db: TestDatabase;
@@ -15,8 +13,8 @@ const examples = path.resolve(import.meta.dirname, '../../../examples');
 
 before(async () => {
   db = await freshDatabase();
-  dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-meetings-'));
-  env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), WAGERLINE_DATA_DIR: dir, LOG_LEVEL: 'warn' };
+  env = cliEnv(db.url);
+  dir = env.WAGERLINE_DATA_DIR!;
 });
 after(() => db.drop());
 
