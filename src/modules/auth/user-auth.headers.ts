@@ -3,6 +3,7 @@
 // metadata of the host.state.user event (spec 5.2, 6). Every refusal is an AppError whose message
 // helps the integrator and never repeats the token.
 import { AppError } from '../../errors.ts';
+import { isUuid } from '../../racing/values.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -21,7 +22,6 @@ export type UserAuthReason =
   | 'wrong_client_id' | 'tenant_mismatch' | 'wrong_token_use' | 'username_not_uuid' | 'wrong_audience'
   | 'aud_username_mismatch' | 'metadata_missing' | 'metadata_invalid';
 
-export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Longest bearer token accepted: far above any real JWT, far below Node's header limit. */
 export const MAX_TOKEN_LENGTH = 8192;
 const MAX_FIELD_LENGTH = { userId: 36, brandName: 200, brandUserId: 200, data: 4096 } as const;
@@ -51,7 +51,7 @@ function single(headers: Headers, name: string): string | undefined {
 export function tenantIdOf(headers: Headers): string {
   const raw = single(headers, 'x-tenant-id')?.trim();
   if (!raw) throw new AppError('bad_request', 'the X-Tenant-Id header is required: the UUID of the tenant whose frontend sends the request');
-  if (!UUID.test(raw)) throw new AppError('bad_request', 'the X-Tenant-Id header must be a tenant UUID');
+  if (!isUuid(raw)) throw new AppError('bad_request', 'the X-Tenant-Id header must be a tenant UUID');
   return raw.toLowerCase();
 }
 
@@ -104,7 +104,7 @@ export function hostStateUserOf(headers: Headers): UserMetadata {
     if (typeof field !== 'string') throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} must be a string`);
     if (field.length > MAX_FIELD_LENGTH[key]) throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} is longer than ${MAX_FIELD_LENGTH[key]} characters`);
   }
-  if (!UUID.test(meta.userId as string)) throw unauthenticated('metadata_invalid', 'X-Host-State-User: userId must be the user\'s UUID');
+  if (!isUuid(meta.userId as string)) throw unauthenticated('metadata_invalid', 'X-Host-State-User: userId must be the user\'s UUID');
   // Only the four fields of spec 2.4 are forwarded; other members are ignored (forward compatible).
   return {
     userId: (meta.userId as string).toLowerCase(),

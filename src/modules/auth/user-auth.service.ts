@@ -5,9 +5,10 @@
 import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import { UUID, bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
+import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
 import * as q from './user-auth.queries.ts';
 import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
+import { isUuid } from '../../racing/values.ts';
 
 export type UserAuthMode = 'jwt' | 'custom';
 
@@ -95,7 +96,7 @@ function rowOf(tenantId: string, input: Record<string, unknown>): Omit<q.UserAut
 }
 
 function requireUuid(tenantId: string): string {
-  if (!UUID.test(tenantId)) throw bad(`tenant id "${tenantId}" is not a UUID`);
+  if (!isUuid(tenantId)) throw bad(`tenant id "${tenantId}" is not a UUID`);
   return tenantId.toLowerCase();
 }
 

@@ -4,7 +4,8 @@
 // names one reason (docs/frontend.md); no message carries the token or a raw claim it could hide in.
 import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../errors.ts';
-import { UUID, unauthenticated } from './user-auth.headers.ts';
+import { unauthenticated } from './user-auth.headers.ts';
+import { isUuid } from '../../racing/values.ts';
 
 export const ALLOWED_ALG = 'RS256';
 /** The most clock skew forgiven on exp and nbf (the issue's 60 s). */
@@ -83,10 +84,10 @@ export function userIdOf(claims: JWTPayload): string {
   if (use === undefined) throw unauthenticated('claim_missing', 'the token has no token_use claim');
   if (use !== 'access') throw unauthenticated('wrong_token_use', `token_use is ${shown(use)}; an access token (token_use "access") is required`);
   if (typeof username !== 'string') throw unauthenticated('claim_missing', 'the token has no username claim (the user\'s UUID)');
-  if (!UUID.test(username)) throw unauthenticated('username_not_uuid', 'the username claim must be the user\'s UUID');
+  if (!isUuid(username)) throw unauthenticated('username_not_uuid', 'the username claim must be the user\'s UUID');
   if (claims.aud === undefined) throw unauthenticated('claim_missing', 'the token has no aud claim (the user\'s UUID)');
   const aud = Array.isArray(claims.aud) && claims.aud.length === 1 ? claims.aud[0] : claims.aud;
-  if (typeof aud !== 'string' || !UUID.test(aud)) throw unauthenticated('wrong_audience', 'aud must be one value: the user\'s UUID');
+  if (typeof aud !== 'string' || !isUuid(aud)) throw unauthenticated('wrong_audience', 'aud must be one value: the user\'s UUID');
   if (aud.toLowerCase() !== username.toLowerCase()) throw unauthenticated('aud_username_mismatch', 'aud and username must be the same user UUID');
   return username.toLowerCase();
 }

@@ -7,13 +7,13 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
+import { isUuid } from '../../racing/values.ts';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const TOKEN_PATH = '/token';
 /** Lifetime of the tokens dev-jwks signs. */
 export const TOKEN_TTL_SECONDS = 3600;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface DevJwksOptions {
   host: string;
@@ -73,7 +73,7 @@ function handler(keys: Keys, sign: (userId: string) => Promise<string>) {
     if (url.pathname === JWKS_PATH) return send(res, 200, { keys: [keys.publicJwk] });
     if (url.pathname === TOKEN_PATH) {
       const user = url.searchParams.get('user') ?? '';
-      if (!UUID.test(user)) return send(res, 400, { error: 'user must be the user\'s UUID: /token?user=<uuid>' });
+      if (!isUuid(user)) return send(res, 400, { error: 'user must be the user\'s UUID: /token?user=<uuid>' });
       sign(user).then((token) => send(res, 200, { user_id: user.toLowerCase(), token }), () => send(res, 500, { error: 'signing failed' }));
       return;
     }
