@@ -68,7 +68,7 @@ export function countOrdered(positions: number[][]): number {
 }
 
 /** Distinct unordered pairs {a, b}, a from the first list and b from the second, a ≠ b. */
-function countUnorderedPairs(first: number[], second: number[]): number {
+export function countUnorderedPairs(first: number[], second: number[]): number {
   const pairs = new Set<string>();
   for (const a of first) for (const b of second) if (a !== b) pairs.add(a < b ? `${a}-${b}` : `${b}-${a}`);
   return pairs.size;

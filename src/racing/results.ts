@@ -1,0 +1,132 @@
+// A race's result as settlement reads it: the placings (places in order, each with the runners
+// sharing it: a dead heat is two runners in one place), the tote dividends per $1 unit, and the
+// places paid by the number of starters. Pure: checked here, stored by the catalogue, read by
+// settlement (racing/settle.ts). docs/settlement.md states every rule with an example.
+import { numberToDecimal } from './money.ts';
+import { isObject } from './values.ts';
+
+export const TOTE_PRODUCTS = ['exacta', 'quinella', 'trifecta', 'firstfour', 'quaddie', 'dailydouble'] as const;
+export type ToteProduct = (typeof TOTE_PRODUCTS)[number];
+
+/** A declared dividend: for one winning combination (`runners`, in finishing order) or, without
+ * `runners`, for every winning combination of the product. Decimal text per $1 unit. */
+export interface DividendEntry {
+  runners?: number[];
+  dividend: string;
+}
+export type Dividends = Partial<Record<ToteProduct, DividendEntry[]>>;
+
+/** Runners sharing one place at most: a dead heat of more is not a race result. */
+export const MAX_DEAD_HEAT = 8;
+
+export interface RunnerState {
+  number: number;
+  scratched: boolean;
+}
+
+/** Why `value` is not a placings list of this race, or the list itself. */
+export function parsePlacings(value: unknown, runners: RunnerState[]): number[][] | string {
+  if (!Array.isArray(value) || value.length === 0) return 'placings must be a non-empty list of places, e.g. [[4],[7,2],[1]]';
+  const known = new Map(runners.map((r) => [r.number, r]));
+  const seen = new Set<number>();
+  for (const [i, place] of value.entries()) {
+    if (!Array.isArray(place) || place.length === 0) return `placings[${i}] must be a non-empty list of runner numbers`;
+    if (place.length > MAX_DEAD_HEAT) return `placings[${i}] lists ${place.length} runners: a place is shared by at most ${MAX_DEAD_HEAT}`;
+    for (const runner of place) {
+      if (!Number.isInteger(runner)) return `placings[${i}] holds ${JSON.stringify(runner)}, not a runner number`;
+      const known_ = known.get(runner as number);
+      if (!known_) return `placings[${i}]: runner ${runner} is not in the race`;
+      if (known_.scratched) return `placings[${i}]: runner ${runner} is scratched and cannot be placed`;
+      if (seen.has(runner as number)) return `placings[${i}]: runner ${runner} is placed twice`;
+      seen.add(runner as number);
+    }
+  }
+  return value as number[][];
+}
+
+function dividendText(value: unknown, where: string): string {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new Error(`${where} must be a dividend per $1 unit, a number of at least 1`);
+  const { text, sentPlaces } = numberToDecimal(value, 2);
+  if (sentPlaces > 2 || value > 10_000_000) throw new Error(`${where} must have at most two decimals and stay below 10,000,000`);
+  return text;
+}
+
+function entries(product: string, value: unknown): DividendEntry[] {
+  if (!Array.isArray(value)) return [{ dividend: dividendText(value, `dividends.${product}`) }];
+  if (value.length === 0) throw new Error(`dividends.${product} must not be an empty list`);
+  return value.map((entry, i) => {
+    const where = `dividends.${product}[${i}]`;
+    if (!isObject(entry) || !Array.isArray(entry.runners) || entry.runners.length === 0 || !entry.runners.every((r) => Number.isInteger(r) && r >= 1 && r <= 99)) {
+      throw new Error(`${where} must be {"runners": [runner numbers in finishing order], "dividend": number}`);
+    }
+    return { runners: entry.runners as number[], dividend: dividendText(entry.dividend, `${where}.dividend`) };
+  });
+}
+
+/** `{"exacta": 30.0, "trifecta": [{"runners": [4,7,2], "dividend": 120.5}, …]}` → Dividends, or why not. */
+export function parseDividends(value: unknown): Dividends | string {
+  if (value === undefined || value === null) return {};
+  if (!isObject(value)) return 'dividends must be an object of tote products, e.g. {"exacta": 30.0}';
+  const out: Dividends = {};
+  try {
+    for (const [product, given] of Object.entries(value)) {
+      if (!(TOTE_PRODUCTS as readonly string[]).includes(product)) return `dividends.${product}: not a tote product (one of ${TOTE_PRODUCTS.join(', ')})`;
+      out[product as ToteProduct] = entries(product, given);
+    }
+  } catch (error) {
+    return (error as Error).message;
+  }
+  return out;
+}
+
+/** Places paid by the number of starters: the first term whose minimum the field reaches. */
+export interface PlaceTerm {
+  minStarters: number;
+  places: number;
+}
+/** 8 or more starters: 3 places; 5–7: 2; fewer than 5: no place betting. */
+export const DEFAULT_PLACE_TERMS: PlaceTerm[] = [{ minStarters: 8, places: 3 }, { minStarters: 5, places: 2 }];
+
+export function placesPaid(starters: number, terms: PlaceTerm[] = DEFAULT_PLACE_TERMS): number {
+  return [...terms].sort((a, b) => b.minStarters - a.minStarters).find((t) => starters >= t.minStarters)?.places ?? 0;
+}
+
+/** Each placed runner's finishing positions: a dead heat of n at place p covers p … p+n−1. */
+export function positions(placings: number[][]): Map<number, { from: number; to: number }> {
+  const out = new Map<number, { from: number; to: number }>();
+  let next = 1;
+  for (const place of placings) {
+    for (const runner of place) out.set(runner, { from: next, to: next + place.length - 1 });
+    next += place.length;
+  }
+  return out;
+}
+
+/**
+ * The part of a stake on `runner` that counts as finishing within `paid` places, as [shares, of]:
+ * 1 of 1 for a clear finish inside, 1 of 2 for a dead heat of two for the last place paid, 0 outside.
+ */
+export function shareWithin(runner: number, placings: number[][], paid: number): [number, number] {
+  const at = positions(placings).get(runner);
+  if (!at) return [0, 1];
+  return [Math.max(0, Math.min(paid, at.to) - at.from + 1), at.to - at.from + 1];
+}
+
+/** Every ordered way the first `k` positions were filled (several with a dead heat); [] when the
+ * placings do not reach k positions. */
+export function winningOrders(placings: number[][], k: number): number[][] {
+  const at = positions(placings);
+  const candidates = (p: number) => [...at].filter(([, r]) => r.from <= p && p <= r.to).map(([runner]) => runner);
+  const out: number[][] = [];
+  const walk = (p: number, chosen: number[]) => {
+    if (p > k) return void out.push(chosen);
+    for (const runner of candidates(p)) if (!chosen.includes(runner)) walk(p + 1, [...chosen, runner]);
+  };
+  walk(1, []);
+  return out;
+}
+
+/** The winners of a race: every runner sharing first place. */
+export function winners(placings: number[][]): number[] {
+  return placings[0] ?? [];
+}
