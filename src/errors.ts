@@ -41,6 +41,9 @@ export const ERROR_CODES = {
   product_not_offered: { status: 422, title: 'The product is not offered on the race' },
   price_required: { status: 400, title: 'A fixed-odds leg needs the price the user saw' },
   price_changed: { status: 409, title: 'The price is now lower than the price the user saw' },
+  // settlement (docs/settlement.md)
+  bet_not_found: { status: 404, title: 'Bet not found' },
+  bet_state_conflict: { status: 409, title: 'The bet\'s state does not allow this change' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -34,11 +34,15 @@ export async function startServer(config: Config): Promise<Server> {
     await worker.start();
     log.info({ workerId: worker.workerId }, 'wallet delivery worker started');
   }
+  // Settles queued races (docs/settlement.md): results recorded through the admin API, and any
+  // settlement a stopped process left half-way. Jobs are locked per batch, so every process may run it.
+  const settler = services.settlement.startWorker({ pollMs: 1000 });
   const url = await app.listen({ host: config.HOST, port: config.PORT });
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       await app.close();
+      await settler.stop();
       await worker?.stop(); // lets calls in flight finish (each bounded) and records them
       await runtime.close();
     })();

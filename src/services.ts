@@ -9,7 +9,9 @@ import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { createCursorCodec } from './http/cursor.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
+import { createBetActions } from './modules/betting/bet-actions.ts';
 import { createBettingService } from './modules/betting/betting.service.ts';
+import { createSettlementService, queueRaceSettlement } from './modules/betting/settlement.service.ts';
 import { createUserAuthService, type UserAuthServiceDeps } from './modules/auth/user-auth.service.ts';
 import { createCatalogueService } from './modules/catalogue/catalogue.service.ts';
 import { createIntakeService } from './modules/intake/intake.service.ts';
@@ -41,7 +43,8 @@ export function createServices(deps: ServiceDeps) {
     ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
     refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
   });
-  const catalogue = createCatalogueService({ db, clock });
+  // A final result, an abandonment or a scratching queues its race for settlement in its own transaction.
+  const catalogue = createCatalogueService({ db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()) });
   const users = createUserAuthService({ db, tenants, clock, ...deps.userAuth });
   // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).
   const cursors = createCursorCodec(box.derive('cursor'));
@@ -59,8 +62,10 @@ export function createServices(deps: ServiceDeps) {
     interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
       + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,
   });
+  const settlement = createSettlementService({ db, clock, catalogue, wallet, ...(deps.log && { log: deps.log }) });
+  const bets = createBetActions({ db, clock, wallet });
   return {
-    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting,
+    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets,
     /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
     async close(): Promise<void> {
       tokens.stop();

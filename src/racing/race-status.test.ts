@@ -7,7 +7,7 @@ import { acceptsBets, acceptsPrices, acceptsScratchings, checkMove, isManualStat
 const LEGAL: Record<RaceStatus, RaceStatus[]> = {
   open: ['suspended', 'closed', 'abandoned'],
   suspended: ['open', 'closed', 'abandoned'],
-  closed: ['interim', 'abandoned'],
+  closed: ['interim', 'final', 'abandoned'],
   interim: ['final'],
   final: [],
   abandoned: [],

@@ -1,10 +1,11 @@
 // The race status machine. A race opens for betting, may be suspended and reopened, closes at the
 // jump, and is then resulted (interim, then final) — or abandoned before it is resulted:
 //
-//   open → suspended ⇄ open → closed → interim → final
+//   open → suspended ⇄ open → closed → (interim →) final
 //   open | suspended | closed → abandoned
 //
-// interim and final are set by results (the next feature), never by an operator's status command;
+// interim and final are set by results (`race result`), never by an operator's status command; a
+// final race takes an amended final result (a protest upheld) and stays final;
 // `race status` and the admin API take only the MANUAL_STATUSES. Pure: the service enforces it.
 
 export const RACE_STATUSES = ['open', 'suspended', 'closed', 'interim', 'final', 'abandoned'] as const;
@@ -19,7 +20,7 @@ export type ManualStatus = (typeof MANUAL_STATUSES)[number];
 const NEXT: Record<RaceStatus, readonly RaceStatus[]> = {
   open: ['suspended', 'closed', 'abandoned'],
   suspended: ['open', 'closed', 'abandoned'],
-  closed: ['interim', 'abandoned'],
+  closed: ['interim', 'final', 'abandoned'],
   interim: ['final'],
   final: [],
   abandoned: [],

@@ -130,3 +130,6 @@ export function winningOrders(placings: number[][], k: number): number[][] {
 export function winners(placings: number[][]): number[] {
   return placings[0] ?? [];
 }
+
+/** The key of a race in maps of race facts: "meetingId:raceNumber". */
+export const raceKey = (meetingId: number | string, raceNumber: number): string => `${meetingId}:${raceNumber}`;

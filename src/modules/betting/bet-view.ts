@@ -6,7 +6,7 @@ import type { BetMetadata } from '../../wallet-protocol/bet-metadata.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
 
-export type BetStatusName = 'PENDING' | 'ACCEPTED' | 'PARTIALLY_ACCEPTED' | 'REJECTED';
+export type BetStatusName = 'PENDING' | 'ACCEPTED' | 'PARTIALLY_ACCEPTED' | 'REJECTED' | 'SETTLED' | 'REFUNDED' | 'CANCELLED' | 'CASHED_OUT';
 
 export interface BetView {
   id: string;
@@ -25,11 +25,20 @@ export interface BetView {
   reason: string | null;
   reasonCode: string | null;
   createdAt: string;
+  /** Settled bets: WON or LOST. */
+  result: 'WON' | 'LOST' | null;
+  /** Net winnings paid (settleBet less reversals), stake returned (refundBet and partial refunds), cash out. */
+  payout: number;
+  refunded: number;
+  cashOut: number | null;
+  settledAt: string | null;
   legs: Array<{ meetingId: number; raceNumber: number; eventId: string; eventName: string; selections: number[][]; price: number | null; seenPrice: number | null }>;
 }
 
 /** Our statusId of betMetadata (docs/betting.md). */
-export const STATUS_IDS: Record<BetRow['status'], number> = { pending: 1, accepted: 2, partially_accepted: 3, rejected: 4 };
+export const STATUS_IDS: Record<BetRow['status'], number> = {
+  pending: 1, accepted: 2, partially_accepted: 3, rejected: 4, settled: 5, refunded: 6, cancelled: 7, cashed_out: 8,
+};
 /** Our lineTypeId of betMetadata selections: 1 win line, 2 place line, 3 tote. */
 const LINE_TYPE: Partial<Record<BetKind, number>> = { WIN: 1, PLACE: 2, MULTI: 1 };
 
@@ -53,6 +62,11 @@ export function betView(bet: BetRow, legs: LegRow[]): BetView {
     reason: bet.reason,
     reasonCode: bet.reason_code,
     createdAt: bet.created_at.toISOString(),
+    result: bet.result ? (bet.result.toUpperCase() as 'WON' | 'LOST') : null,
+    payout: Number(bet.payout),
+    refunded: Number(bet.refunded) + Number(bet.partial_refund),
+    cashOut: num(bet.cash_out),
+    settledAt: bet.settled_at?.toISOString() ?? null,
     legs: legs.map((l) => ({
       meetingId: Number(l.meeting_id), raceNumber: l.race_number, eventId: l.event_id, eventName: l.event_name,
       selections: l.selections, price: num(l.price), seenPrice: num(l.seen_price),

@@ -9,7 +9,8 @@ import type { PlaceBetInput } from './placement.ts';
 
 export const FRONTEND_SCHEMA = /* GraphQL */ `
   enum BetType { WIN PLACE EXACTA QUINELLA TRIFECTA FIRST_FOUR MULTI QUADDIE DAILY_DOUBLE }
-  enum BetStatus { PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED }
+  enum BetStatus { PENDING ACCEPTED PARTIALLY_ACCEPTED REJECTED SETTLED REFUNDED CANCELLED CASHED_OUT }
+  enum BetResult { WON LOST }
 
   input BetLegInput { meetingId: Int! raceNumber: Int! selections: [[Int!]!]! price: Float }
   input PlaceBetInput {
@@ -39,6 +40,11 @@ export const FRONTEND_SCHEMA = /* GraphQL */ `
     reason: String
     reasonCode: String
     createdAt: String!
+    result: BetResult
+    payout: Float!
+    refunded: Float!
+    cashOut: Float
+    settledAt: String
     legs: [BetLeg!]!
   }
   type BetPage { bets: [Bet!]! endCursor: String hasMore: Boolean! }

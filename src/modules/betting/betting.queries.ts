@@ -1,6 +1,7 @@
 // SQL of placed bets: the bet and its legs, its history, tenant limits and runner liability.
 // Tables: src/db/migrations/0008_bets.sql.
 import type { Queryable } from '../../db/pool.ts';
+import type { BetStatus } from '../../racing/bet-lifecycle.ts';
 
 export interface BetRow {
   tenant_id: string;
@@ -10,7 +11,7 @@ export interface BetRow {
   idempotency_key: string;
   request_hash: string;
   kind: string;
-  status: 'pending' | 'accepted' | 'partially_accepted' | 'rejected';
+  status: BetStatus;
   stake: string;
   accepted_stake: string | null;
   combinations: number;
@@ -27,6 +28,15 @@ export interface BetRow {
   ip_address: string | null;
   created_at: Date;
   updated_at: Date;
+  /** After placement (docs/settlement.md): the verdict and what the wallet was sent. */
+  result: 'won' | 'lost' | null;
+  payout: string;
+  refunded: string;
+  partial_refund: string;
+  cash_out: string | null;
+  adjusted: string;
+  settled_at: Date | null;
+  cancel_reason: string | null;
 }
 
 export interface LegRow {
@@ -42,7 +52,8 @@ export interface LegRow {
   price: string | null;
 }
 
-export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'>;
+export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'
+  | 'result' | 'payout' | 'refunded' | 'partial_refund' | 'cash_out' | 'adjusted' | 'settled_at' | 'cancel_reason'>;
 
 /**
  * Inserts a pending bet with its legs and its first history entry, in one statement (atomic on its

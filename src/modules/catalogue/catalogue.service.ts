@@ -13,6 +13,8 @@ import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
 import { loadSampleDay, redate } from './sample-day.ts';
+import { loadRaceFacts, recordResult, type ResultInput } from './results.ts';
+import { latestResult } from './results.queries.ts';
 
 export type { RaceStatus } from '../../racing/race-status.ts';
 
@@ -89,7 +91,23 @@ async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Dat
   return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
 }
 
-export function createCatalogueService({ db, clock = () => new Date() }: { db: Pool; clock?: () => Date }) {
+/** A change of a race that settles bets: told to settlement in the transaction that makes it. */
+export interface RaceChange {
+  meetingId: number;
+  raceNumber: number;
+  cause: 'result' | 'amendment' | 'abandoned' | 'scratching';
+}
+
+export interface CatalogueDeps {
+  db: Pool;
+  clock?: () => Date;
+  /** Called inside the changing transaction (settlement queues the race there). */
+  onRaceChange?: (tx: Queryable, change: RaceChange) => Promise<void>;
+}
+
+export function createCatalogueService({ db, clock = () => new Date(), onRaceChange }: CatalogueDeps) {
+  const changed = (tx: Queryable, change: RaceChange) => onRaceChange?.(tx, change) ?? Promise.resolve();
+
   /** The race locked for a change (FOR NO KEY UPDATE: waits for placements holding FOR SHARE). */
   async function lockedRace(tx: Queryable, meetingId: number, raceNumber: number): Promise<rq.RaceRow> {
     const race = await rq.getRace(tx, meetingId, raceNumber, 'update');
@@ -164,6 +182,7 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
           });
         }
         if (move.changed) await rq.setStatus(tx, meetingId, raceNumber, from, status, clock());
+        if (move.changed && status === 'abandoned') await changed(tx, { meetingId, raceNumber, cause: 'abandoned' });
         return { meeting_id: meetingId, race_number: raceNumber, event_id: race.event_id, status, previous_status: from, changed: move.changed };
       });
     },
@@ -198,9 +217,34 @@ export function createCatalogueService({ db, clock = () => new Date() }: { db: P
           throw new AppError('race_not_trading', `race ${raceNumber} of meeting ${meetingId} is ${race.status}: scratchings are taken only until it is resulted`, { extensions: { status: race.status } });
         }
         await rq.scratch(tx, meetingId, raceNumber, runner, { ...(win && { win }), ...(place && { place }) }, clock());
+        if (!before.scratched) await changed(tx, { meetingId, raceNumber, cause: 'scratching' });
         const after = await runnerOf(tx, meetingId, raceNumber, runner);
         return { meeting_id: meetingId, race_number: raceNumber, runner: runnerView(after), changed: !before.scratched || after.win_deduction !== before.win_deduction || after.place_deduction !== before.place_deduction };
       });
+    },
+
+    /**
+     * Records a race's result (interim, or final: a final race's is an amendment) and moves its
+     * status; a final result tells settlement in the same transaction (`tx` when given).
+     */
+    async recordResult(meetingId: number, raceNumber: number, input: ResultInput, options: { tx?: Queryable } = {}) {
+      const run = async (tx: Queryable) => {
+        const recorded = await recordResult(tx, await lockedRace(tx, meetingId, raceNumber), input, clock());
+        if (recorded.status === 'final') await changed(tx, { meetingId, raceNumber, cause: recorded.amended ? 'amendment' : 'result' });
+        return recorded;
+      };
+      return options.tx ? run(options.tx) : withTransaction(db, run);
+    },
+
+    /** The race's latest result (interim or final), or null. */
+    async result(meetingId: number, raceNumber: number) {
+      const row = await latestResult(db, meetingId, raceNumber);
+      return row ? { version: row.version, final: row.final, placings: row.placings, dividends: row.dividends, recorded_at: row.recorded_at.toISOString() } : null;
+    },
+
+    /** What settlement needs to know of each race named (racing/settle.ts RaceFacts), keyed "meeting:race". */
+    raceFacts(races: Array<{ meetingId: number | string; raceNumber: number }>, tx: Queryable = db) {
+      return loadRaceFacts(tx, races);
     },
 
     /** Every price a runner has had, oldest first. */

@@ -15,6 +15,7 @@ import { createWalletMetrics, type WalletMetrics } from './delivery/metrics.ts';
 import { createReserver } from './delivery/reserve.ts';
 import { createWalletWorker } from './delivery/worker.ts';
 import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
+export type { WalletCallInput } from './outbox/enqueue.ts';
 
 export type WalletSettings = Pick<Config,
   'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>

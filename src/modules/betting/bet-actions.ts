@@ -1,0 +1,132 @@
+// Changes an operator makes to one bet (docs/settlement.md): cancel, cash out, manual adjustment.
+// Each is ONE transaction that locks the bet, checks the move against the lifecycle
+// (racing/bet-lifecycle.ts), queues its wallet calls through the outbox and records the change in
+// the bet's history. A second cancel changes nothing and sends nothing; two concurrent cancels
+// queue for the same row lock, so only the first has an effect.
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import type { Move } from '../../racing/bet-ledger.ts';
+import { isOpen, isTaken, moveProblem } from '../../racing/bet-lifecycle.ts';
+import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
+import { centsToDollars, parseDollars } from '../../racing/money.ts';
+import { decimal, payoutCents } from '../../racing/stakes.ts';
+import { isUuid } from '../../racing/values.ts';
+import type { WalletService } from '../wallet/wallet.service.ts';
+import * as q from './betting.queries.ts';
+import { changeOf, planCancel } from './settle-plan.ts';
+import { callOf, queueCalls } from './settlement.service.ts';
+import * as sq from './settlement.queries.ts';
+
+export interface BetActionDeps {
+  db: Pool;
+  clock: () => Date;
+  wallet: Pick<WalletService, 'enqueue'>;
+}
+
+export interface BetRef {
+  tenantId: string;
+  betId: string;
+}
+
+/** What an action did: the bet after it and the wallet calls it queued. */
+export interface ActionResult {
+  tenant_id: string;
+  bet_id: string;
+  status: string;
+  previous_status: string;
+  changed: boolean;
+  payout: string;
+  refunded: string;
+  cash_out: string | null;
+  adjusted: string;
+  calls: Array<{ op: string; amount: string; transactionType?: string }>;
+}
+
+function resultOf(bet: q.BetRow, after: Partial<sq.BetChange> | null, moves: Move[]): ActionResult {
+  const refunded = (parseDollars(after?.refunded ?? bet.refunded)! + parseDollars(after?.partialRefund ?? bet.partial_refund)!);
+  return {
+    tenant_id: bet.tenant_id, bet_id: bet.bet_id, status: after?.to ?? bet.status, previous_status: bet.status, changed: after !== null,
+    payout: after?.payout ?? bet.payout, refunded: centsToDollars(refunded), cash_out: after?.cashOut ?? bet.cash_out,
+    adjusted: after?.adjusted ?? bet.adjusted,
+    calls: moves.map((m) => ({ op: m.op, amount: centsToDollars(m.amountCents), ...('transactionType' in m && { transactionType: m.transactionType }) })),
+  };
+}
+
+function amountCents(field: string, text: unknown): bigint {
+  const cents = typeof text === 'string' ? parseDollars(text) : undefined;
+  if (cents === undefined || cents <= 0n || cents >= 10n ** 13n) throw new AppError('validation_failed', `${field} must be an amount in dollars above 0 with at most two decimals, got ${JSON.stringify(text)?.slice(0, 40)}`);
+  return cents;
+}
+
+export function createBetActions(deps: BetActionDeps) {
+  const { db, clock } = deps;
+
+  async function locked<T>(ref: BetRef, work: (tx: Queryable, bet: q.BetRow) => Promise<T>): Promise<T> {
+    if (!isUuid(ref.tenantId) || !isUuid(ref.betId)) throw new AppError('bet_not_found', `no bet ${String(ref.betId).slice(0, 40)} of tenant ${String(ref.tenantId).slice(0, 40)} (both are UUIDs)`);
+    return withTransaction(db, async (tx) => {
+      const bet = await q.findBet(tx, ref.tenantId, ref.betId, true);
+      if (!bet) throw new AppError('bet_not_found', `tenant ${ref.tenantId} has no bet ${ref.betId}`);
+      return work(tx, bet);
+    });
+  }
+
+  function refuse(bet: q.BetRow, action: string, why: string): never {
+    throw new AppError('bet_state_conflict', `bet ${bet.bet_id} cannot be ${action}: ${why}`, { extensions: { status: bet.status } });
+  }
+
+  async function commit(tx: Queryable, bet: q.BetRow, change: sq.BetChange, moves: Move[]): Promise<ActionResult> {
+    await queueCalls(deps.wallet, tx, moves.map((m) => callOf(bet, m)));
+    await sq.applyChanges(tx, [change], clock());
+    return resultOf(bet, change, moves);
+  }
+
+  return {
+    /** Cancels a bet: winnings paid reversed (debit betwincancelled), then the stake returned (refundBet). */
+    cancelBet(ref: BetRef, options: { reason?: string | null; by?: string } = {}): Promise<ActionResult> {
+      return locked(ref, async (tx, bet) => {
+        if (bet.status === 'cancelled') return resultOf(bet, null, []);
+        const problem = moveProblem(bet.status, 'cancelled');
+        if (problem) refuse(bet, 'cancelled', problem);
+        const plan = planCancel(bet, clock(), options.reason ?? null, options.by ?? 'operator');
+        return commit(tx, bet, plan.change!, plan.moves);
+      });
+    },
+
+    /** Cashes out an open fixed-odds bet at the quoted value (credit cashout); the bet is then closed. */
+    cashOut(ref: BetRef, value: unknown): Promise<ActionResult> {
+      const cents = amountCents('amount', value);
+      return locked(ref, async (tx, bet) => {
+        if (!isOpen(bet.status)) refuse(bet, 'cashed out', `it is ${bet.status}; only an accepted bet not yet settled can be`);
+        if (KIND_RULES[bet.kind as BetKind].pricing !== 'fixed') refuse(bet, 'cashed out', `${bet.kind} is a tote bet; only fixed-odds bets are cashed out`);
+        const most = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds!)!);
+        if (cents > most) throw new AppError('validation_failed', `amount ${centsToDollars(cents)} is more than the bet can return (${centsToDollars(most)})`);
+        const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'cashout' }];
+        const change = changeOf(bet, 'cashed_out', moves, clock(), 'cash_out', { amount: centsToDollars(cents) }, { cashOut: centsToDollars(cents) });
+        return commit(tx, bet, change, moves);
+      });
+    },
+
+    /** A manual adjustment in the user's favour (credit adjustreversetransaction), with its reason. */
+    adjust(ref: BetRef, value: unknown, reason: unknown): Promise<ActionResult> {
+      const cents = amountCents('amount', value);
+      const why = typeof reason === 'string' ? reason.trim() : '';
+      if (why.length === 0 || why.length > 500) throw new AppError('validation_failed', 'reason must be a text of 1 to 500 characters saying why the bet is adjusted');
+      return locked(ref, async (tx, bet) => {
+        if (!isTaken(bet.status)) refuse(bet, 'adjusted', `it is ${bet.status}; only a bet that was taken can be`);
+        const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'adjustreversetransaction' }];
+        const adjusted = centsToDollars(parseDollars(bet.adjusted)! + cents);
+        const change = changeOf(bet, bet.status, moves, clock(), 'adjustment', { amount: centsToDollars(cents), reason: why }, { adjusted });
+        return commit(tx, bet, change, moves);
+      });
+    },
+
+    /** The bet's states with time and cause, oldest first. */
+    async history(ref: BetRef) {
+      return locked(ref, async (tx, bet) => (await sq.historyOf(tx, bet.tenant_id, bet.bet_id)).map((h) => ({
+        at: h.at.toISOString(), from: h.from_status, to: h.to_status, cause: h.cause, detail: h.detail,
+      })));
+    },
+  };
+}
+
+export type BetActions = ReturnType<typeof createBetActions>;

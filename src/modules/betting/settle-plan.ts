@@ -1,0 +1,79 @@
+// One bet's settlement, planned from its stored rows and the facts of its races: the verdict of
+// racing/settle.ts, the wallet calls still owed (racing/bet-ledger.ts) and the bet's new row. No
+// I/O: the batch that locked the bet writes the plan in the same transaction.
+import { apply, movesToCancel, movesToRefund, movesToSettle, type Ledger, type Move } from '../../racing/bet-ledger.ts';
+import { canMove, type BetStatus } from '../../racing/bet-lifecycle.ts';
+import type { BetKind } from '../../racing/bet-kinds.ts';
+import { centsToDollars, parseDecimal } from '../../racing/money.ts';
+import { MissingDividendError, settle, type RaceFacts, type Verdict } from '../../racing/settle.ts';
+import { raceKey } from '../../racing/results.ts';
+import type { BetRow, LegRow } from './betting.queries.ts';
+import type { BetChange } from './settlement.queries.ts';
+
+const centsOf = (text: string | null): bigint => (text === null ? 0n : parseDecimal(text, 2)!);
+
+export function ledgerOf(bet: BetRow): Ledger {
+  return { payoutCents: centsOf(bet.payout), refundedCents: centsOf(bet.refunded), partialRefundCents: centsOf(bet.partial_refund), settled: bet.settled_at !== null };
+}
+
+export interface Plan {
+  change?: BetChange;
+  moves: Move[];
+  /** Why the bet could not be settled now (a dividend missing from the result). */
+  problem?: string;
+}
+
+/** The row of `bet` after `moves`, moved to `to`. */
+export function changeOf(bet: BetRow, to: BetStatus, moves: Move[], now: Date, cause: string, detail: Record<string, unknown>, extra: Partial<BetChange> = {}): BetChange {
+  const ledger = apply(ledgerOf(bet), moves);
+  const settledNow = !ledgerOf(bet).settled && ledger.settled;
+  return {
+    tenantId: bet.tenant_id, betId: bet.bet_id, from: bet.status, to, result: bet.result,
+    payout: centsToDollars(ledger.payoutCents), refunded: centsToDollars(ledger.refundedCents), partialRefund: centsToDollars(ledger.partialRefundCents),
+    cashOut: bet.cash_out, adjusted: bet.adjusted, settledAt: settledNow ? now : bet.settled_at, cancelReason: bet.cancel_reason,
+    cause, detail: { ...detail, calls: moves.map((m) => ({ op: m.op, amount: centsToDollars(m.amountCents), ...('transactionType' in m && { transactionType: m.transactionType }) })) },
+    ...extra,
+  };
+}
+
+function verdictOf(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): Verdict {
+  return settle({
+    kind: bet.kind as BetKind, boxed: bet.boxed, bonus: bet.bonus, acceptedCents: centsOf(bet.accepted_stake), combinations: bet.combinations,
+    percentage: bet.percentage, placedAt: bet.created_at,
+    legs: legs.map((l) => {
+      const race = facts.get(raceKey(l.meeting_id, l.race_number));
+      if (!race) throw new Error(`no facts for race ${l.race_number} of meeting ${l.meeting_id}`);
+      return { selections: l.selections, price: l.price, race };
+    }),
+  });
+}
+
+/** What settling `bet` now changes; nothing for a bet in a final state or already owed nothing more. */
+export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>, now: Date, cause: string): Plan {
+  if (bet.status !== 'accepted' && bet.status !== 'partially_accepted' && bet.status !== 'settled') return { moves: [] };
+  let verdict: Verdict;
+  try {
+    verdict = verdictOf(bet, legs, facts);
+  } catch (error) {
+    if (error instanceof MissingDividendError) return { moves: [], problem: error.message };
+    throw error;
+  }
+  if (verdict.state === 'open') return { moves: [] };
+  const ledger = ledgerOf(bet);
+  if (verdict.state === 'refund') {
+    if (!canMove(bet.status, 'refunded')) return { moves: [] };
+    const moves = movesToRefund(ledger, centsOf(bet.accepted_stake));
+    return { moves, change: changeOf(bet, 'refunded', moves, now, cause, { verdict: verdict.reason }, { result: null }) };
+  }
+  const moves = movesToSettle(ledger, verdict);
+  const result = verdict.won ? 'won' : 'lost';
+  if (moves.length === 0 && bet.status === 'settled' && bet.result === result) return { moves };
+  const detail = { verdict: verdict.reason, payout: centsToDollars(verdict.payoutCents), partial_refund: centsToDollars(verdict.partialRefundCents) };
+  return { moves, change: changeOf(bet, 'settled', moves, now, cause, detail, { result }) };
+}
+
+/** Cancelling `bet`: the winnings paid reversed, then the stake not yet returned. */
+export function planCancel(bet: BetRow, now: Date, reason: string | null, by: string): Plan {
+  const moves = movesToCancel(ledgerOf(bet), centsOf(bet.accepted_stake));
+  return { moves, change: changeOf(bet, 'cancelled', moves, now, 'cancelled', { reason, by }, { cancelReason: reason }) };
+}

@@ -1,0 +1,137 @@
+// Settlement (docs/settlement.md): results, abandonments and scratchings queue their race in the
+// transaction that records them; the race's bets are then settled in batches, each batch ONE
+// transaction that locks its bets, writes their new states and queues their wallet calls through
+// the outbox, and moves the job's cursor. A process that dies mid-way leaves the job at its last
+// batch; any process (serve's worker, the next CLI command) resumes it, and a bet settled twice
+// is owed nothing the second time. Cancellation, cash out and adjustments change one bet, under
+// the same row lock.
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import type { Move } from '../../racing/bet-ledger.ts';
+import { raceKey } from '../../racing/results.ts';
+import type { RaceFacts } from '../../racing/settle.ts';
+import type { CatalogueService, RaceChange } from '../catalogue/catalogue.service.ts';
+import type { WalletCallInput, WalletService } from '../wallet/wallet.service.ts';
+import type { BetRow } from './betting.queries.ts';
+import { planSettlement, type Plan } from './settle-plan.ts';
+import * as sq from './settlement.queries.ts';
+
+export interface SettlementDeps {
+  db: Pool;
+  clock: () => Date;
+  catalogue: Pick<CatalogueService, 'raceFacts' | 'recordResult'>;
+  wallet: Pick<WalletService, 'enqueue'>;
+  /** Bets per batch transaction. */
+  batchSize?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export interface SettlementSummary {
+  jobs: number;
+  bets_seen: number;
+  bets_changed: number;
+  calls_queued: number;
+  problems: string[];
+}
+
+/** The catalogue's hook: queues the race for settlement in the transaction that changed it. */
+export async function queueRaceSettlement(tx: Queryable, change: RaceChange, now: Date): Promise<void> {
+  await sq.insertJob(tx, change.meetingId, change.raceNumber, change.cause, now);
+}
+
+/** The wallet call of a move, for the bet it belongs to. */
+export function callOf(bet: BetRow, move: Move): WalletCallInput {
+  return {
+    tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: move.op, amount: move.amountCents, bonusFlag: bet.bonus,
+    ...('transactionType' in move && { transactionType: move.transactionType }),
+  };
+}
+
+export async function queueCalls(wallet: Pick<WalletService, 'enqueue'>, tx: Queryable, calls: WalletCallInput[]): Promise<void> {
+  for (const call of calls) await wallet.enqueue(tx, call);
+}
+
+export function createSettlementService(deps: SettlementDeps) {
+  const { db, clock } = deps;
+  const batchSize = deps.batchSize ?? 1000;
+
+  async function factsFor(tx: Queryable, legs: Map<string, Array<{ meeting_id: string; race_number: number }>>): Promise<Map<string, RaceFacts>> {
+    const races = new Map<string, { meetingId: string; raceNumber: number }>();
+    for (const list of legs.values()) for (const l of list) races.set(raceKey(l.meeting_id, l.race_number), { meetingId: l.meeting_id, raceNumber: l.race_number });
+    return deps.catalogue.raceFacts([...races.values()], tx);
+  }
+
+  /** One batch of a job, in one transaction; true when the job is finished. */
+  async function runBatch(jobId: string, summary: SettlementSummary): Promise<boolean> {
+    return withTransaction(db, async (tx) => {
+      const job = await sq.lockJob(tx, jobId);
+      if (!job || job.status !== 'pending') return true;
+      const keys = await sq.racePage(tx, job, batchSize);
+      const bets = keys.length ? await sq.lockTakenBets(tx, keys) : [];
+      const legs = await sq.legsOfKeys(tx, bets);
+      const facts = await factsFor(tx, legs);
+      const now = clock();
+      const plans: Array<[BetRow, Plan]> = bets.map((bet) => [bet, planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now, job.cause)]);
+      const calls = plans.flatMap(([bet, plan]) => plan.moves.map((m) => callOf(bet, m)));
+      await queueCalls(deps.wallet, tx, calls);
+      const changes = plans.flatMap(([, plan]) => (plan.change ? [plan.change] : []));
+      await sq.applyChanges(tx, changes, now);
+      const problems = plans.flatMap(([bet, plan]) => (plan.problem ? [`bet ${bet.bet_id}: ${plan.problem}`] : []));
+      const done = keys.length < batchSize;
+      await sq.advanceJob(tx, jobId, keys[keys.length - 1] ?? null, { seen: bets.length, changed: changes.length, calls: calls.length, problem: problems[0] ?? null }, done ? now : null);
+      summary.bets_seen += bets.length;
+      summary.bets_changed += changes.length;
+      summary.calls_queued += calls.length;
+      summary.problems.push(...problems.slice(0, 20 - summary.problems.length));
+      return done;
+    });
+  }
+
+  async function runJob(jobId: string, summary: SettlementSummary): Promise<void> {
+    while (!(await runBatch(jobId, summary)));
+    summary.jobs += 1;
+  }
+
+  /** Settles every queued race, oldest first, until none is left. */
+  async function runPending(): Promise<SettlementSummary> {
+    const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
+    for (let jobs = await sq.pendingJobs(db); jobs.length; jobs = await sq.pendingJobs(db)) {
+      for (const jobId of jobs) await runJob(jobId, summary);
+    }
+    return summary;
+  }
+
+  return {
+    runPending,
+
+    /** Records a race's result (docs/settlement.md) and, when final, settles its bets now. */
+    async resultRace(meetingId: number, raceNumber: number, input: { placings: unknown; dividends?: unknown; interim?: boolean }) {
+      const result = await deps.catalogue.recordResult(meetingId, raceNumber, input);
+      const settlement = result.status === 'final' ? await runPending() : null;
+      return { ...result, settlement };
+    },
+
+    /** Settles queued races in the background every `pollMs` until stopped (serve). */
+    startWorker(options: { pollMs?: number } = {}) {
+      let running = true;
+      let wake: (() => void) | undefined;
+      const loop = (async () => {
+        while (running) {
+          await runPending().catch((error: unknown) => deps.log?.('settlement failed; retrying', { err: String(error) }));
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+            setTimeout(resolve, options.pollMs ?? 1000).unref();
+          });
+        }
+      })();
+      return {
+        async stop() {
+          running = false;
+          wake?.();
+          await loop;
+        },
+      };
+    },
+  };
+}
+
+export type SettlementService = ReturnType<typeof createSettlementService>;

@@ -1,0 +1,70 @@
+// Results of races: `race result` records one (interim or final; a final result on a final race is
+// an amendment, kept as a new version) and moves the race's status in the same transaction; the
+// facts settlement reads about races (racing/settle.ts RaceFacts) are assembled here.
+import type { Queryable } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { checkMove, type RaceStatus } from '../../racing/race-status.ts';
+import { parseDividends, parsePlacings, placesPaid, raceKey, type Dividends } from '../../racing/results.ts';
+import type { RaceFacts, Scratching } from '../../racing/settle.ts';
+import * as rq from './races.queries.ts';
+import * as q from './results.queries.ts';
+
+export interface ResultInput {
+  placings: unknown;
+  dividends?: unknown;
+  interim?: boolean;
+}
+
+export interface RecordedResult {
+  meeting_id: number;
+  race_number: number;
+  status: 'interim' | 'final';
+  previous_status: RaceStatus;
+  version: number;
+  /** A final result replacing an earlier final one (a protest upheld). */
+  amended: boolean;
+  placings: number[][];
+  dividends: Dividends;
+}
+
+/** Checks and records a result in `tx`; the race row is locked (FOR NO KEY UPDATE) by `race`. */
+export async function recordResult(tx: Queryable, race: rq.RaceRow, input: ResultInput, now: Date): Promise<RecordedResult> {
+  const meetingId = Number(race.meeting_id);
+  const where = `race ${race.race_number} of meeting ${meetingId}`;
+  const from = race.status as RaceStatus;
+  const to = input.interim ? 'interim' : 'final';
+  if (from === 'final' && to === 'interim') throw new AppError('race_status_conflict', `${where} is final: an interim result can no longer be given (a final result amends it)`);
+  const move = checkMove(from, to);
+  if (!move.ok) {
+    const hint = from === 'open' || from === 'suspended' ? ' (close it first: race status … closed)' : '';
+    throw new AppError('race_status_conflict', `${where}: ${move.reason}${hint}`, { extensions: { current_status: from, requested_status: to } });
+  }
+  const runners = await rq.getRunners(tx, meetingId, race.race_number);
+  const placings = parsePlacings(input.placings, runners.map((r) => ({ number: r.runner_number, scratched: r.scratched })));
+  if (typeof placings === 'string') throw new AppError('validation_failed', `${where}: ${placings}`, { extensions: { errors: [{ field: 'placings', message: placings }] } });
+  const dividends = parseDividends(input.dividends);
+  if (typeof dividends === 'string') throw new AppError('validation_failed', `${where}: ${dividends}`, { extensions: { errors: [{ field: 'dividends', message: dividends }] } });
+  const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now });
+  if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
+  return { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, version, amended: from === 'final', placings, dividends };
+}
+
+function factsOf(row: q.FactsRow): RaceFacts {
+  const scratched = new Map<number, Scratching>((row.scratched ?? []).map((s) => [s.runner, { at: new Date(s.at), winDeduction: s.win, placeDeduction: s.place }]));
+  const terms = row.terms.map((t) => ({ minStarters: t.min_starters, places: t.places }));
+  const final = row.status === 'final' && row.placings !== null;
+  return {
+    status: row.status as RaceStatus,
+    placings: final ? row.placings : null,
+    dividends: final ? (row.dividends as Dividends) : {},
+    placesPaid: placesPaid(row.starters, terms),
+    scratched,
+  };
+}
+
+/** The facts of the races named, keyed "meetingId:raceNumber". */
+export async function loadRaceFacts(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<Map<string, RaceFacts>> {
+  if (races.length === 0) return new Map();
+  const rows = await q.raceFacts(db, races);
+  return new Map(rows.map((row) => [raceKey(row.meeting_id, row.race_number), factsOf(row)]));
+}
