@@ -62,3 +62,95 @@ test('a final result pays winners, closes losers with settleBet 0; an amendment 
   await worker.drain();
   assert.equal(await cash(b.userId), '1000.00');
 });
+
+/** A second race of the meeting, open, runners 1-8 at win 2-9 and place 1.5. */
+async function raceTwo(raceNumber: number) {
+  await f.services.catalogue.importCatalog({
+    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: raceNumber, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place', 'exacta'],
+      runners: [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `R${n}`, win: 1 + n, place: 1.5 })) }],
+  });
+}
+
+async function bet(raceNumber: number, type: 'WIN' | 'PLACE' | 'EXACTA', selections: number[][], stake: number, price?: number) {
+  const userId = randomUUID();
+  const placed = await f.services.betting.placeBet(f.user(userId), {
+    idempotencyKey: randomUUID(), type, stake, boxed: type === 'EXACTA',
+    legs: [{ meetingId: MEETING, raceNumber, selections, ...(price && { price }) }],
+  });
+  assert.equal(placed.status, 'ACCEPTED', JSON.stringify(placed));
+  return { userId, betId: placed.id, ref: { tenantId: f.tenantId, betId: placed.id } };
+}
+
+const status = async (betId: string) => (await f.db.pool.query<{ status: string }>('SELECT status FROM bets WHERE bet_id = $1', [betId])).rows[0]!.status;
+const historyCount = async (betId: string) => (await f.db.pool.query('SELECT 1 FROM bet_history WHERE bet_id = $1', [betId])).rowCount;
+
+test('a scratching refunds win bets on the runner at once; exotics lose its combinations at the result, refunded in part', async () => {
+  await raceTwo(2);
+  const onScratched = await bet(2, 'WIN', [[8]], 5, 9);
+  const exacta = await bet(2, 'EXACTA', [[1, 2, 8]], 6); // 6 combinations at $1: 100 %
+  const lateDeducted = await bet(2, 'WIN', [[1]], 10, 2);
+  await f.services.catalogue.scratch(MEETING, 2, 8, { win_deduction: 20 });
+  await f.services.settlement.runPending();
+  await worker.drain();
+  assert.equal(await status(onScratched.betId), 'refunded');
+  assert.equal(await cash(onScratched.userId), '1000.00');
+  assert.equal(await status(exacta.betId), 'accepted');
+  await f.services.catalogue.setStatus(MEETING, 2, 'closed');
+  await f.services.settlement.resultRace(MEETING, 2, { placings: [[1], [2], [3]], dividends: { exacta: 7.5 } });
+  await worker.drain();
+  // Exacta: 4 of 6 combinations hold runner 8 → $4.00 back; 1-2 wins 7.50 × 100 % = $7.50.
+  assert.deepEqual(await ops(exacta.betId), ['confirm 6.00', 'credit/betpartialrefund 4.00', 'settleBet 7.50']);
+  assert.equal(await cash(exacta.userId), '1005.50');
+  // Win at 2.00 taken before a 20 % deduction: winnings 10.00 → 8.00, returned 18.00.
+  assert.deepEqual(await ops(lateDeducted.betId), ['confirm 10.00', 'settleBet 18.00']);
+});
+
+test('an abandoned race refunds every unsettled bet in full', async () => {
+  await raceTwo(3);
+  const a = await bet(3, 'WIN', [[2]], 7.25, 3);
+  const b = await bet(3, 'EXACTA', [[1, 2]], 3);
+  await f.services.catalogue.setStatus(MEETING, 3, 'abandoned');
+  await f.services.settlement.runPending();
+  await worker.drain();
+  assert.deepEqual([await status(a.betId), await status(b.betId)], ['refunded', 'refunded']);
+  assert.deepEqual(await ops(a.betId), ['confirm 7.25', 'refundBet 7.25']);
+  assert.deepEqual([await cash(a.userId), await cash(b.userId)], ['1000.00', '1000.00']);
+});
+
+test('cash out closes an open fixed-odds bet; adjustments credit with a reason; illegal changes write nothing', async () => {
+  await raceTwo(4);
+  const fixed = await bet(4, 'WIN', [[3]], 10, 4);
+  const tote = await bet(4, 'EXACTA', [[1, 2]], 2);
+  const out = await f.services.bets.cashOut(fixed.ref, '25.40');
+  assert.deepEqual([out.status, out.calls], ['cashed_out', [{ op: 'credit', amount: '25.40', transactionType: 'cashout' }]]);
+  const before = [await historyCount(fixed.betId), (await ops(fixed.betId)).length];
+  for (const attempt of [
+    () => f.services.bets.cashOut(fixed.ref, '1.00'),          // already cashed out
+    () => f.services.bets.cancelBet(fixed.ref),                // cashed out is final
+    () => f.services.bets.cashOut(tote.ref, '1.00'),           // a tote bet
+  ]) await assert.rejects(attempt(), (e: { code?: string }) => e.code === 'bet_state_conflict');
+  await assert.rejects(f.services.bets.cashOut(tote.ref, '1.005'), (e: { code?: string }) => e.code === 'validation_failed');
+  await assert.rejects(f.services.bets.adjust(fixed.ref, '1.00', ' '), (e: { code?: string }) => e.code === 'validation_failed');
+  await assert.rejects(f.services.bets.cancelBet({ tenantId: f.tenantId, betId: randomUUID() }), (e: { code?: string }) => e.code === 'bet_not_found');
+  assert.deepEqual([await historyCount(fixed.betId), (await ops(fixed.betId)).length], before);
+  const adjusted = await f.services.bets.adjust(fixed.ref, '2.50', 'goodwill after a delay');
+  assert.deepEqual([adjusted.status, adjusted.adjusted], ['cashed_out', '2.50']);
+  await f.services.catalogue.setStatus(MEETING, 4, 'closed');
+  await f.services.settlement.resultRace(MEETING, 4, { placings: [[3], [1], [2]], dividends: { exacta: 5 } });
+  await worker.drain();
+  assert.deepEqual(await ops(fixed.betId), ['confirm 10.00', 'credit/cashout 25.40', 'credit/adjustreversetransaction 2.50']);
+  assert.equal(await cash(fixed.userId), '1017.90');
+  const history = await f.services.bets.history(fixed.ref);
+  assert.deepEqual(history.map((h) => h.cause), ['placement', 'accepted', 'cash_out', 'adjustment']);
+});
+
+test('two concurrent cancels have one effect', async () => {
+  await raceTwo(5);
+  const b = await bet(5, 'WIN', [[1]], 4, 2);
+  const results = await Promise.all([f.services.bets.cancelBet(b.ref), f.services.bets.cancelBet(b.ref)]);
+  assert.deepEqual(results.map((r) => r.changed).sort(), [false, true]);
+  await worker.drain();
+  assert.deepEqual(await ops(b.betId), ['confirm 4.00', 'refundBet 4.00']);
+  assert.equal(await cash(b.userId), '1000.00');
+});

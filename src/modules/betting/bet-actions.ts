@@ -82,7 +82,7 @@ export function createBetActions(deps: BetActionDeps) {
 
   return {
     /** Cancels a bet: winnings paid reversed (debit betwincancelled), then the stake returned (refundBet). */
-    cancelBet(ref: BetRef, options: { reason?: string | null; by?: string } = {}): Promise<ActionResult> {
+    async cancelBet(ref: BetRef, options: { reason?: string | null; by?: string } = {}): Promise<ActionResult> {
       return locked(ref, async (tx, bet) => {
         if (bet.status === 'cancelled') return resultOf(bet, null, []);
         const problem = moveProblem(bet.status, 'cancelled');
@@ -93,7 +93,7 @@ export function createBetActions(deps: BetActionDeps) {
     },
 
     /** Cashes out an open fixed-odds bet at the quoted value (credit cashout); the bet is then closed. */
-    cashOut(ref: BetRef, value: unknown): Promise<ActionResult> {
+    async cashOut(ref: BetRef, value: unknown): Promise<ActionResult> {
       const cents = amountCents('amount', value);
       return locked(ref, async (tx, bet) => {
         if (!isOpen(bet.status)) refuse(bet, 'cashed out', `it is ${bet.status}; only an accepted bet not yet settled can be`);
@@ -107,7 +107,7 @@ export function createBetActions(deps: BetActionDeps) {
     },
 
     /** A manual adjustment in the user's favour (credit adjustreversetransaction), with its reason. */
-    adjust(ref: BetRef, value: unknown, reason: unknown): Promise<ActionResult> {
+    async adjust(ref: BetRef, value: unknown, reason: unknown): Promise<ActionResult> {
       const cents = amountCents('amount', value);
       const why = typeof reason === 'string' ? reason.trim() : '';
       if (why.length === 0 || why.length > 500) throw new AppError('validation_failed', 'reason must be a text of 1 to 500 characters saying why the bet is adjusted');
