@@ -144,7 +144,7 @@ test('status: legal moves change the race, illegal ones are a 409 naming both st
   await services.catalogue.setStatus(900001, 7, 'closed');
   const error = await rejects(services.catalogue.setStatus(900001, 7, 'suspended'), 'race_status_conflict');
   assert.equal(error.status, 409);
-  assert.deepEqual([error.extensions.current_status, error.extensions.requested_status, error.extensions.allowed], ['closed', 'suspended', ['interim', 'abandoned']]);
+  assert.deepEqual([error.extensions.current_status, error.extensions.requested_status, error.extensions.allowed], ['closed', 'suspended', ['interim', 'final', 'abandoned']]);
   assert.match(error.message, /race is closed and cannot become suspended/);
   await rejects(services.catalogue.setStatus(900001, 7, 'final'), 'bad_request');
   assert.equal((await services.catalogue.setStatus(900001, 7, ' Abandoned ')).status, 'abandoned');
