@@ -36,7 +36,7 @@ export async function startServer(config: Config): Promise<Server> {
   }
   // Settles queued races (docs/settlement.md): results recorded through the admin API, and any
   // settlement a stopped process left half-way. Jobs are locked per batch, so every process may run it.
-  const settler = services.settlement.startWorker({ pollMs: 1000 });
+  const settler = services.settlement.startWorker({ pollMs: config.WAGERLINE_SETTLEMENT_POLL_MS });
   const url = await app.listen({ host: config.HOST, port: config.PORT });
   let stopping: Promise<void> | undefined;
   const stop = () => {

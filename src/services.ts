@@ -62,7 +62,7 @@ export function createServices(deps: ServiceDeps) {
     interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
       + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,
   });
-  const settlement = createSettlementService({ db, clock, catalogue, wallet, ...(deps.log && { log: deps.log }) });
+  const settlement = createSettlementService({ db, clock, catalogue, wallet, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
   const bets = createBetActions({ db, clock, wallet });
   return {
     config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets,
