@@ -2,6 +2,8 @@
 // and verdicts with the calls worked out by hand (docs/settlement.md, "Wallet calls").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { fuzzRuns } from '../../test/helpers/fuzz.ts';
 import { apply, EMPTY_LEDGER, movesToCancel, movesToRefund, movesToSettle, type Ledger, type Move } from './bet-ledger.ts';
 
 const STAKE = 1000n;
@@ -82,4 +84,50 @@ test('a result amended back and forth pays the winnings once', () => {
 test('apply: cash outs and adjustments are outside the ledger', () => {
   const other: Move[] = [{ op: 'credit', amountCents: 500n, transactionType: 'cashout' }, { op: 'credit', amountCents: 7n, transactionType: 'adjustreversetransaction' }];
   assert.deepEqual(apply(ledger(3500n, 750n), other), ledger(3500n, 750n));
+});
+
+type Step = { op: 'settle'; payoutCents: bigint; partialRefundCents: bigint } | { op: 'refund' } | { op: 'cancel' };
+
+/** Settlements (random payouts, partial refunds that never shrink), then maybe refunds, then maybe a cancel. */
+const history = fc.bigInt({ min: 1n, max: 10n ** 8n }).chain((stake) => fc.tuple(
+  fc.constant(stake),
+  fc.array(fc.tuple(fc.bigInt({ min: 0n, max: 10n ** 9n }), fc.bigInt({ min: 0n, max: stake })), { maxLength: 6 }),
+  fc.nat({ max: 2 }),
+  fc.boolean(),
+)).map(([stake, settles, refunds, cancel]) => {
+  const partials = settles.map(([, partial]) => partial).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  const steps: Step[] = settles.map(([payoutCents], i) => ({ op: 'settle', payoutCents, partialRefundCents: partials[i]! }));
+  for (let i = 0; i < refunds; i++) steps.push({ op: 'refund' });
+  if (cancel) steps.push({ op: 'cancel' });
+  return { stake, steps };
+});
+
+test('any history: the wallet is sent exactly what the latest verdict is owed, in whole non-negative cents, once', () => {
+  fc.assert(fc.property(history, ({ stake, steps }) => {
+    let current = EMPTY_LEDGER;
+    const sent: Move[] = [];
+    const moves = (step: Step, at: Ledger) => (step.op === 'settle' ? movesToSettle(at, settled(step.payoutCents, step.partialRefundCents))
+      : step.op === 'refund' ? movesToRefund(at, stake) : movesToCancel(at, stake));
+    for (const [i, step] of steps.entries()) {
+      const now = moves(step, current);
+      for (const m of now) assert.ok(typeof m.amountCents === 'bigint' && m.amountCents >= 0n, `${m.op} of ${m.amountCents}`);
+      const index = (op: Move['op']) => now.findIndex((m) => m.op === op);
+      if (index('credit') >= 0 && index('settleBet') >= 0) assert.ok(index('credit') < index('settleBet'), 'partial refund before settleBet');
+      if (index('debit') >= 0 && index('refundBet') >= 0) assert.ok(index('debit') < index('refundBet'), 'winnings reversed before refundBet');
+      if (step.op === 'settle' && i === 0) assert.equal(now.filter((m) => m.op === 'settleBet').length, 1, 'the first settlement sends a settleBet');
+      current = apply(current, now);
+      sent.push(...now);
+      assert.deepEqual(moves(step, current), [], 'the same verdict again sends nothing');
+      // What the user holds from the bet, read off the calls alone.
+      const net = sent.reduce((sum, m) => sum + (m.op === 'debit' ? -m.amountCents : m.amountCents), 0n);
+      if (step.op === 'settle') {
+        assert.deepEqual(current, { payoutCents: step.payoutCents, partialRefundCents: step.partialRefundCents, refundedCents: 0n, settled: true });
+        assert.equal(net, step.payoutCents + step.partialRefundCents);
+      } else {
+        assert.equal(current.payoutCents, 0n);
+        assert.equal(current.refundedCents + current.partialRefundCents, stake);
+        assert.equal(net, stake, 'refunded or cancelled: the stake, once');
+      }
+    }
+  }), fuzzRuns(500));
 });
