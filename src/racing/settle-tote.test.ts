@@ -107,6 +107,8 @@ test('quaddie and daily double: the dividend of the last leg\'s race, every race
   const dd = (races: ReturnType<typeof race>[]): ToteInput => ({ kind: 'DAILY_DOUBLE', stakeCents: 200n, combinations: 2, percentage: '100.0000', selections: [[[1, 2]], [[3]]], races });
   check([
     ['daily double 1,2 / 3, $2 = 100 %: the last race\'s 45.60, not the first\'s, $45.60', dd([leg(2, { dailydouble: [{ dividend: '999.00' }] }), leg(3, { dailydouble: [{ dividend: '45.60' }] })]), won(4560n)],
+    ['daily double, runner 1 of leg 1 scratched: 1 of 2 combinations back, $1.00; 2 then 3 still pays $45.60',
+      dd([leg(2, {}, { 1: scratching(BEFORE) }), leg(3, { dailydouble: [{ dividend: '45.60' }] })]), won(4560n, 100n)],
     ['daily double, the second leg lost: lost', dd([leg(2), leg(4, { dailydouble: [{ dividend: '45.60' }] })]), lost()],
     ['daily double, the second race not final: open', dd([leg(2), race({ status: 'interim', placings: [[3]] })]), open],
     ['daily double, the first leg lost and the second race open: open, no early loss', dd([leg(9), race({ status: 'open' })]), open],

@@ -87,6 +87,7 @@ test('bonus bets: winnings only, the return less the stake in play', () => {
     ['place, dead heat for 3rd: $5 × 3.00 − $5 = $10.00', single('PLACE', 1000n, 4, '3.00', race({ placings: [[1], [2], [3, 4]] }), { bonus: true }), won(1000n)],
     ['deductions capped at 100 %: odds 1.00, winnings $0.00', single('WIN', 1000n, 1, '5.00',
       race({ scratched: { 8: scratching(AFTER, '60.00', null), 9: scratching(AFTER, '50.00', null) } }), { bonus: true }), won(0n)],
+    ['late 15 % win deduction: $10 × 4.40 − $10 = $34.00', single('WIN', 1000n, 1, '5.00', race({ scratched: { 9: scratching(AFTER, '15.00', '5.00') } }), { bonus: true }), won(3400n)],
     ['odd cents: $0.07 × 3.33 − $0.07 = $0.1631, 16c', single('WIN', 7n, 1, '3.33', final, { bonus: true }), won(16n)],
     ['multi: $10 × 2.00 × 3.00 − $10 = $50.00', multi(1000n, [[1, '2.00', final], [1, '3.00', final]], { bonus: true }), won(5000n)],
     ['multi, dead-heat leg: $5 × 6.00 − $5 = $25.00', multi(1000n, [[1, '2.00', race({ placings: [[1, 2]] })], [1, '3.00', final]], { bonus: true }), won(2500n)],
