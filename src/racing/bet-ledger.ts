@@ -31,6 +31,8 @@ function stakeLeft(ledger: Ledger, acceptedCents: bigint): bigint {
 
 /** Calls that bring the wallet to a settled verdict: the partial refund first, then the payout's change. */
 export function movesToSettle(ledger: Ledger, verdict: Extract<Verdict, { state: 'settled' }>): Move[] {
+  // A refund is final (an abandoned race, a scratching): settling after it would pay the stake twice.
+  if (ledger.refundedCents > 0n) throw new RangeError(`the stake was refunded (${ledger.refundedCents} cents): the bet is not settled again`);
   const moves: Move[] = [];
   const partial = verdict.partialRefundCents - ledger.partialRefundCents;
   // Scratchings are final before the result, so the refunded combinations never shrink.

@@ -49,12 +49,13 @@ function settleSingle(bet: SettleBet): Verdict {
   return { state: 'settled', won: true, payoutCents: paid(stakeInPlay, odds, bet.bonus), partialRefundCents: 0n, reason: shares < of ? 'dead_heat' : 'won' };
 }
 
-/** A multi: the product of its legs; a scratched leg counts 1.00, a lost leg loses the bet. */
+/** A multi: the product of its legs; a scratched leg counts 1.00, a lost leg loses the bet. Settled
+ * once every leg's race is final, a scratched leg's too: until then that race may still be abandoned. */
 function settleMulti(bet: SettleBet): Verdict {
   if (bet.legs.some((l) => l.race.status === 'abandoned')) return { state: 'refund', reason: 'race_abandoned' };
   const live = bet.legs.filter((l) => !l.race.scratched.has(l.selections[0]![0]!));
   if (live.length === 0) return { state: 'refund', reason: 'runner_scratched' };
-  if (live.some((l) => l.race.status !== 'final' || !l.race.placings)) return { state: 'open' };
+  if (bet.legs.some((l) => l.race.status !== 'final' || !l.race.placings)) return { state: 'open' };
   const shares: Fraction[] = [];
   const odds: Fraction[] = [];
   for (const leg of live) {

@@ -1,0 +1,90 @@
+// A race's result as settlement reads it: places paid, finishing positions, dead-heat shares and
+// winning orders, with expected values worked out by hand (docs/settlement.md).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_PLACE_TERMS, parseDividends, parsePlacings, placesPaid, positions, shareWithin, winners, winningOrders } from './results.ts';
+
+test('places paid by starters: 8 or more → 3, 5-7 → 2, fewer than 5 → none; the terms are configurable', () => {
+  const byStarters = [0, 0, 0, 0, 0, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3];
+  for (const [starters, places] of byStarters.entries()) assert.equal(placesPaid(starters), places, `${starters} starters`);
+  // A jurisdiction paying a 4th place from 16 starters, terms given in any order.
+  const terms = [{ minStarters: 5, places: 2 }, { minStarters: 16, places: 4 }, { minStarters: 8, places: 3 }];
+  for (const [starters, places] of [[4, 0], [5, 2], [15, 3], [16, 4], [24, 4]] as const) assert.equal(placesPaid(starters, terms), places, `${starters} starters, 4 from 16`);
+  assert.equal(placesPaid(3, [{ minStarters: 2, places: 1 }]), 1);
+  assert.equal(placesPaid(20, []), 0, 'no terms: no place betting');
+  assert.deepEqual(DEFAULT_PLACE_TERMS.map((t) => t.places).sort(), [2, 3]);
+});
+
+test('positions: a dead heat of n at place p covers p … p+n−1', () => {
+  assert.deepEqual([...positions([[4], [7, 2], [1]])], [[4, { from: 1, to: 1 }], [7, { from: 2, to: 3 }], [2, { from: 2, to: 3 }], [1, { from: 4, to: 4 }]]);
+  assert.deepEqual([...positions([[3, 5, 6], [1]])], [[3, { from: 1, to: 3 }], [5, { from: 1, to: 3 }], [6, { from: 1, to: 3 }], [1, { from: 4, to: 4 }]]);
+});
+
+test('share within the places paid: positions of the group inside ÷ its size', () => {
+  const rows: Array<[string, number, number[][], number, [number, number]]> = [
+    ['clear winner, win', 1, [[1], [2]], 1, [1, 1]],
+    ['second, win', 2, [[1], [2]], 1, [0, 1]],
+    ['two-way dead heat for 1st, win', 2, [[1, 2], [3]], 1, [1, 2]],
+    ['three-way dead heat for 1st, win', 3, [[1, 2, 3]], 1, [1, 3]],
+    ['two-way for 2nd, 3 paid: fully within', 3, [[1], [2, 3], [4]], 3, [2, 2]],
+    ['two-way for 3rd, 3 paid: half', 4, [[1], [2], [3, 4]], 3, [1, 2]],
+    ['two-way for 2nd, 2 paid: half', 2, [[1], [2, 3]], 2, [1, 2]],
+    ['three-way for 2nd, 3 paid: two of three', 4, [[1], [2, 3, 4]], 3, [2, 3]],
+    ['three-way for 3rd, 3 paid: one of three', 5, [[1], [2], [3, 4, 5]], 3, [1, 3]],
+    ['fourth after a dead heat for 2nd, 3 paid: out', 1, [[4], [7, 2], [1]], 3, [0, 1]],
+    ['not in the placings', 9, [[1], [2], [3]], 3, [0, 1]],
+  ];
+  for (const [name, runner, placings, paid, expected] of rows) assert.deepEqual(shareWithin(runner, placings, paid), expected, name);
+});
+
+test('winning orders: every ordered way the first k positions were filled', () => {
+  const sorted = (orders: number[][]) => orders.map((o) => o.join('-')).sort();
+  const rows: Array<[string, number[][], number, string[]]> = [
+    ['clean, exacta', [[1], [2], [3]], 2, ['1-2']],
+    ['clean, first four', [[4], [7], [2], [1], [5]], 4, ['4-7-2-1']],
+    ['dead heat for 1st, exacta', [[1, 2], [3]], 2, ['1-2', '2-1']],
+    ['dead heat for 2nd, exacta', [[1], [2, 3]], 2, ['1-2', '1-3']],
+    ['dead heat for 2nd, trifecta', [[1], [2, 3]], 3, ['1-2-3', '1-3-2']],
+    ['dead heat for 3rd, trifecta', [[1], [2], [3, 4]], 3, ['1-2-3', '1-2-4']],
+    ['dead heat for 3rd, first four', [[1], [2], [3, 4]], 4, ['1-2-3-4', '1-2-4-3']],
+    ['three-way for 1st, exacta', [[1, 2, 3]], 2, ['1-2', '1-3', '2-1', '2-3', '3-1', '3-2']],
+    ['two places run, trifecta: none', [[1], [2]], 3, []],
+    ['dead heat for 1st, one position', [[5, 6]], 1, ['5', '6']],
+  ];
+  for (const [name, placings, k, expected] of rows) assert.deepEqual(sorted(winningOrders(placings, k)), expected, name);
+  assert.deepEqual(winners([[3, 1], [2]]), [3, 1]);
+  assert.deepEqual(winners([]), []);
+});
+
+test('placings are checked against the race', () => {
+  const field = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10].map((number) => ({ number, scratched: number === 9 }));
+  assert.deepEqual(parsePlacings([[4], [7, 2], [1]], field), [[4], [7, 2], [1]]);
+  const refused: Array<[unknown, RegExp]> = [
+    [[], /non-empty list of places/],
+    ['4-7-2', /non-empty list of places/],
+    [[[4], []], /placings\[1\] must be a non-empty list/],
+    [[[4], [1.5]], /placings\[1\] holds 1.5/],
+    [[[4], [11]], /runner 11 is not in the race/],
+    [[[4], [9]], /runner 9 is scratched/],
+    [[[4], [7, 4]], /runner 4 is placed twice/],
+    [[[1, 2, 3, 4, 5, 6, 7, 8, 10]], /at most 8/],
+  ];
+  for (const [value, message] of refused) assert.match(String(parsePlacings(value, field)), message, JSON.stringify(value));
+});
+
+test('dividends: a general one per product or one per combination, per $1 unit', () => {
+  assert.deepEqual(parseDividends(undefined), {});
+  assert.deepEqual(parseDividends({ exacta: 30, trifecta: 120.5 }), { exacta: [{ dividend: '30' }], trifecta: [{ dividend: '120.5' }] });
+  assert.deepEqual(parseDividends({ quinella: [{ runners: [2, 1], dividend: 5.1 }] }), { quinella: [{ runners: [2, 1], dividend: '5.1' }] });
+  const refused: Array<[unknown, RegExp]> = [
+    [[30], /must be an object/],
+    [{ win: 3 }, /not a tote product/],
+    [{ exacta: 0.5 }, /at least 1/],
+    [{ exacta: '30' }, /at least 1/],
+    [{ exacta: 1.005 }, /at most two decimals/],
+    [{ exacta: [] }, /empty list/],
+    [{ exacta: [{ dividend: 30 }] }, /runners/],
+    [{ exacta: [{ runners: [1, 100], dividend: 30 }] }, /runners/],
+  ];
+  for (const [value, message] of refused) assert.match(String(parseDividends(value)), message, JSON.stringify(value));
+});
