@@ -6,6 +6,7 @@ import { AppError } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
+import { concurrentChange } from './versions.queries.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 import { MAX_LEG } from './validate-bet.ts';
@@ -24,11 +25,6 @@ export interface UploadResult {
 export interface BetPage {
   bets: Record<string, unknown>[];
   next_cursor: string | null;
-}
-
-/** A conflict with a concurrent upload, found after the fact: withTransaction retries 40001. */
-function concurrentChange(): Error {
-  return Object.assign(new Error('a concurrent upload changed the same bets'), { code: '40001' });
 }
 
 /** The key of a bet from a cursor's items: exactly [source, bet id, leg], each as an upload's. */
