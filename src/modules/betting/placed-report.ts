@@ -14,10 +14,12 @@ export type ReportedBet = Pick<BetRow, 'tenant_id' | 'bet_id' | 'user_id' | 'kin
 const awaitsResult = (status: PlacedBetReport['status']) => status === 'Unresulted' || status === 'Pending';
 
 /**
- * The report of a taken bet: one leg per stored leg. WIN, PLACE and every MULTI leg name their
- * runner and price; an exotic its selection (positions by "/", "(BOXED)" when boxed); a QUADDIE or
- * DAILY_DOUBLE repeats the whole selection, legs by "/", on each leg's row, as an upload of one
- * per race does (the upload accepts no single-leg selection for them).
+ * The report of a taken bet with the caller's status and payout. `resulted` defaults to false while
+ * the bet awaits its races and true after: a settlement that comes without a result (a cash out
+ * before the race, an abandoned race) passes false. One leg per stored leg: WIN, PLACE and every
+ * MULTI leg name their runner and price; an exotic its selection (positions by "/", "(BOXED)" when
+ * boxed); a QUADDIE or DAILY_DOUBLE repeats the whole selection, legs by "/", on each leg's row, as
+ * an upload of one per race does (the upload accepts no single-leg selection for them).
  */
 export function placedBetReport(
   bet: ReportedBet,
