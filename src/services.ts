@@ -2,7 +2,8 @@
 // configuration, the database pool, the secret box and the clock. `serve`, every CLI command, the
 // tests and the benchmarks build their services here; no module builds another module's service.
 // Each module receives the services it talks to as arguments (tokens read clients through the
-// tenants service, the wallet checks tenants through it too; frontend users read tenants too).
+// tenants service, the wallet checks tenants through it too; frontend users read tenants too;
+// betting reports the bets it takes through the intake, which owns the reporting store).
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
@@ -57,13 +58,13 @@ export function createServices(deps: ServiceDeps) {
     ...(deps.log && { log: deps.log }),
   });
   const betting = createBettingService({
-    db, catalogue, wallet, tenants, clock, cursors,
+    db, catalogue, wallet, tenants, clock, cursors, reporting: intake,
     // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
     interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
       + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,
   });
-  const settlement = createSettlementService({ db, clock, catalogue, wallet, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
-  const bets = createBetActions({ db, clock, wallet });
+  const settlement = createSettlementService({ db, clock, catalogue, wallet, reporting: intake, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
+  const bets = createBetActions({ db, clock, wallet, reporting: intake });
   return {
     config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets,
     /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */

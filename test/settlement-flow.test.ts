@@ -154,3 +154,18 @@ test('two concurrent cancels have one effect', async () => {
   assert.deepEqual(await ops(b.betId), ['confirm 4.00', 'refundBet 4.00']);
   assert.equal(await cash(b.userId), '1000.00');
 });
+
+test('settled, refunded and cancelled bets reach the reporting store with their status and payout', async () => {
+  await raceTwo(6);
+  const winner = await bet(6, 'WIN', [[2]], 10, 3);
+  const loser = await bet(6, 'WIN', [[5]], 4, 6);
+  const cancelled = await bet(6, 'WIN', [[6]], 3, 7);
+  await f.services.bets.cancelBet(cancelled.ref, { reason: 'customer request' });
+  await f.services.catalogue.setStatus(MEETING, 6, 'closed');
+  await f.services.settlement.resultRace(MEETING, 6, { placings: [[2], [1], [3]] });
+  const row = async (betId: string) => (await f.db.pool.query<{ status: string; payout: string; net_result: string; resulted: boolean; revision: number }>(
+    `SELECT status, payout::text, net_result::text, resulted, revision FROM reported_bets WHERE bet_id = $1`, [betId])).rows[0]!;
+  assert.deepEqual(await row(winner.betId), { status: 'Paid', payout: '30.000000', net_result: '-20.000000', resulted: true, revision: 2 });
+  assert.deepEqual(await row(loser.betId), { status: 'Paid', payout: '0.000000', net_result: '4.000000', resulted: true, revision: 2 });
+  assert.deepEqual(await row(cancelled.betId), { status: 'Cancelled', payout: '3.000000', net_result: '0.000000', resulted: false, revision: 2 });
+});

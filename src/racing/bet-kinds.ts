@@ -38,3 +38,9 @@ export const KIND_RULES: Record<BetKind, KindRule> = {
 export const MAX_MULTI_LEGS = 10;
 /** Runners listed in one position (or leg) at most. */
 export const MAX_RUNNERS_PER_POSITION = 40;
+
+/**
+ * The reporting source of bets placed through wagerline: their rows in the reporting store carry
+ * it where an uploaded bet carries its agency code, so no client may hold an agency of that name.
+ */
+export const PLACED_SOURCE = 'WAGERLINE';

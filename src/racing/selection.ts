@@ -72,8 +72,15 @@ export function parseSelection(text: string): Selection | string {
     }
     groups.push(group);
   }
-  const canonical = groups.map((g) => g.join(',')).join('/') + (boxedMatch ? '(BOXED)' : '');
-  return { groups, boxed: !!boxedMatch, canonical };
+  return { groups, boxed: !!boxedMatch, canonical: selectionText(groups, !!boxedMatch) };
+}
+
+/**
+ * The canonical text of a selection: runners joined by ",", positions or legs by "/", "(BOXED)"
+ * last. Uploads store it, and bets placed through wagerline are reported with it, so the two agree.
+ */
+export function selectionText(groups: readonly (readonly number[])[], boxed: boolean): string {
+  return groups.map((g) => g.join(',')).join('/') + (boxed ? '(BOXED)' : '');
 }
 
 /** Checks a parsed selection against its bet type; returns a message or undefined. */

@@ -11,16 +11,18 @@ import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
+import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import * as q from './betting.queries.ts';
 import { changeOf, planCancel } from './settle-plan.ts';
-import { callOf, queueCalls } from './settlement.service.ts';
+import { callOf, queueCalls, reportChanges } from './settlement.service.ts';
 import * as sq from './settlement.queries.ts';
 
 export interface BetActionDeps {
   db: Pool;
   clock: () => Date;
   wallet: Pick<WalletService, 'enqueue'>;
+  reporting: Pick<IntakeService, 'reportPlacedBets'>;
 }
 
 export interface BetRef {
@@ -76,7 +78,9 @@ export function createBetActions(deps: BetActionDeps) {
 
   async function commit(tx: Queryable, bet: q.BetRow, change: sq.BetChange, moves: Move[]): Promise<ActionResult> {
     await queueCalls(deps.wallet, tx, moves.map((m) => callOf(bet, m)));
-    await sq.applyChanges(tx, [change], clock());
+    const now = clock();
+    await sq.applyChanges(tx, [change], now);
+    await reportChanges(deps.reporting, tx, [[bet, await q.legsOf(tx, bet.tenant_id, bet.bet_id), change]], now);
     return resultOf(bet, change, moves);
   }
 

@@ -9,6 +9,7 @@ import { AppError } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
+import type { IntakeService } from '../intake/intake.service.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import { betView, type BetView } from './bet-view.ts';
@@ -36,6 +37,8 @@ export interface BettingDeps {
   cursors: CursorCodec;
   catalogue: CatalogueReader;
   wallet: Pick<WalletService, 'reserve' | 'enqueue'>;
+  /** Writes the bets taken to the reporting store, inside the transaction that takes them. */
+  reporting: Pick<IntakeService, 'reportPlacedBets'>;
   tenants: Pick<TenantService, 'requireTenant'>;
   clock: () => Date;
   /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
@@ -148,7 +151,7 @@ export function createBettingService(deps: BettingDeps) {
       await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
       return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
     }
-    const taken = await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, clock }, bet, legs, input, priced);
+    const taken = await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, reporting: deps.reporting, clock }, bet, legs, input, priced);
     return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, taken);
   }
 

@@ -10,8 +10,10 @@ import type { Move } from '../../racing/bet-ledger.ts';
 import { raceKey } from '../../racing/results.ts';
 import type { RaceFacts } from '../../racing/settle.ts';
 import type { CatalogueService, RaceChange } from '../catalogue/catalogue.service.ts';
+import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletCallInput, WalletService } from '../wallet/wallet.service.ts';
-import type { BetRow } from './betting.queries.ts';
+import type { BetRow, LegRow } from './betting.queries.ts';
+import { placedBetReport, reportedOutcome } from './placed-report.ts';
 import { planSettlement, type Plan } from './settle-plan.ts';
 import * as sq from './settlement.queries.ts';
 
@@ -20,6 +22,8 @@ export interface SettlementDeps {
   clock: () => Date;
   catalogue: Pick<CatalogueService, 'raceFacts' | 'recordResult'>;
   wallet: Pick<WalletService, 'enqueue'>;
+  /** Writes settled bets to the reporting store, in the transaction that settles them. */
+  reporting: Pick<IntakeService, 'reportPlacedBets'>;
   /** Bets per batch transaction. */
   batchSize?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -50,6 +54,16 @@ export async function queueCalls(wallet: Pick<WalletService, 'enqueue'>, tx: Que
   for (const call of calls) await wallet.enqueue(tx, call);
 }
 
+/** Reports the bets whose status changed, with their new status and payout, in `tx`. */
+export async function reportChanges(reporting: Pick<IntakeService, 'reportPlacedBets'>, tx: Queryable, changed: Array<[BetRow, LegRow[], sq.BetChange]>, now: Date): Promise<void> {
+  const reports = changed.flatMap(([bet, legs, change]) => {
+    const outcome = change.from === change.to && change.to !== 'settled' ? undefined : reportedOutcome(change);
+    // resulted: a final result decided the bet (not a scratching, an abandonment or a cash out before it).
+    return outcome ? [placedBetReport(bet, legs, outcome.status, outcome.payout, change.result !== null)] : [];
+  });
+  if (reports.length) await reporting.reportPlacedBets(tx, reports, now);
+}
+
 export function createSettlementService(deps: SettlementDeps) {
   const { db, clock } = deps;
   const batchSize = deps.batchSize ?? 1000;
@@ -75,6 +89,7 @@ export function createSettlementService(deps: SettlementDeps) {
       await queueCalls(deps.wallet, tx, calls);
       const changes = plans.flatMap(([, plan]) => (plan.change ? [plan.change] : []));
       await sq.applyChanges(tx, changes, now);
+      await reportChanges(deps.reporting, tx, plans.flatMap(([bet, plan]) => (plan.change ? [[bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], plan.change] as [BetRow, LegRow[], sq.BetChange]] : [])), now);
       const problems = plans.flatMap(([bet, plan]) => (plan.problem ? [`bet ${bet.bet_id}: ${plan.problem}`] : []));
       const done = keys.length < batchSize;
       await sq.advanceJob(tx, jobId, keys[keys.length - 1] ?? null, { seen: bets.length, changed: changes.length, calls: calls.length, problem: problems[0] ?? null }, done ? now : null);

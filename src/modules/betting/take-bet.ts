@@ -2,19 +2,23 @@
 // the races under a share lock (a race closed or a runner scratched meanwhile refuses the bet),
 // applies the tenant's limits (all, part or none of the stake), records the outcome, and queues the
 // wallet call that follows a reserve: confirm of the accepted amount, or refundBet of the whole.
+// A bet taken is reported to the reporting store in that transaction too (Unresulted, no payout).
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { acceptStake, payoutCents, type Limits } from '../../racing/stakes.ts';
+import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import { betMetadata } from './bet-view.ts';
 import * as q from './betting.queries.ts';
+import { placedBetReport } from './placed-report.ts';
 import { oddsText, percentageText, priceBet, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 
 interface TakeDeps {
   db: Pool;
   catalogue: CatalogueReader;
   wallet: Pick<WalletService, 'enqueue'>;
+  reporting: Pick<IntakeService, 'reportPlacedBets'>;
   clock: () => Date;
 }
 
@@ -76,6 +80,8 @@ async function decide(deps: TakeDeps, tx: Queryable, bet: q.NewBet, stored: q.Le
     status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit,
     reasonCode: limit, reason: limit ? `partially accepted: the tenant's ${limit} allows ${accepted} of ${bet.stake}` : null,
   }, now, status === 'accepted' ? 'accepted' : 'limits');
+  // One statement: a refused bet never gets here, so it is never reported.
+  await deps.reporting.reportPlacedBets(tx, [placedBetReport({ ...bet, accepted_stake: accepted }, legs, 'Unresulted', null)], now);
   return legs;
 }
 

@@ -3,6 +3,7 @@
 // read through its SQL functions (0005_catalogue_functions.sql).
 import type { Queryable } from '../../db/pool.ts';
 import type { BetColumns } from './batch.ts';
+import { arrayLiteral, STORED_COUNTS, storeVersions, VERSION_COLUMNS } from './versions.queries.ts';
 
 export interface UploadContextRow {
   agencies: string[];
@@ -51,21 +52,18 @@ const INPUT: Array<[keyof BetColumns, string]> = [
   ['bet_back_date', 'timestamptz'], ['amount', 'numeric'], ['price', 'numeric'], ['payout', 'numeric'],
   ['net_result', 'numeric'], ['currency', 'text'],
 ];
-const KEY = ['source', 'bet_id', 'leg'];
-/** What a bet says: a re-upload that changes none of these is "unchanged" and writes nothing. */
-const CONTENT = ['meeting_id', 'race_number', ...INPUT.map(([c]) => c).filter((c) => !KEY.includes(c))];
-/** Every column of reported_bets (the revisions table has these plus superseded_at). */
-const ALL = ['tenant_id', ...KEY, ...CONTENT, 'api_version', 'client_id', 'first_received_at', 'last_received_at',
-  'racing_day', 'deadline_at', 'late', 'revision'];
 const SCALARS = 8; // $1..$8 below
 const unnestArgs = INPUT.map(([, type], i) => `$${SCALARS + 1 + i}::${type}[]`).join(', ');
 const unnestNames = INPUT.map(([c]) => c).join(', ');
+/** What the upload gives of each stored column, by name; the rest are the request's scalars. */
+const FROM_UPLOAD: Record<string, string> = {
+  tenant_id: '$1::uuid', meeting_id: '$2::bigint', race_number: '$3::int', api_version: '$8::smallint', client_id: '$4::text',
+  first_received_at: '$5::timestamptz', last_received_at: '$5::timestamptz', deadline_at: 'd.deadline_at', late: '$5 > d.deadline_at',
+};
 
-// One statement per batch (ARCHITECTURE: set-based). Rows go in key order so that two overlapping
-// batches lock their rows in the same order (no deadlocks). The versions that the upsert replaces
-// are read from the statement's snapshot and copied to reported_bet_revisions; if a concurrent
-// upload changed a row after that snapshot (only possible across races: lockRace serialises one
-// race), the revision numbers do not line up (fewer revisions than updates) and the caller retries.
+// One statement per batch (ARCHITECTURE: set-based); versions.queries.ts stores the rows and keeps
+// the versions they replace. If a concurrent upload changed a row after the statement's snapshot
+// (only possible across races: lockRace serialises one race), the caller retries.
 // $1 tenant, $2 meeting, $3 race, $4 client, $5 received_at, $6 meeting date, $7 time zone, $8 api version.
 const UPSERT = `
 WITH input AS (
@@ -77,32 +75,11 @@ WITH input AS (
   -- MATERIALIZED: once per racing day; inlined, the deadline was computed again for every bet.
   SELECT d.racing_day, catalogue_upload_deadline(d.racing_day, $7::text) AS deadline_at
   FROM (SELECT DISTINCT racing_day FROM input) d
-), up AS (
-  INSERT INTO reported_bets AS b (${ALL.join(', ')})
-  SELECT $1, i.source, i.bet_id, i.leg, $2, $3, ${CONTENT.slice(2).map((c) => `i.${c}`).join(', ')},
-         $8, $4, $5, $5, i.racing_day, d.deadline_at, $5 > d.deadline_at, 1
+), versions AS (
+  SELECT ${VERSION_COLUMNS.map((c) => `${FROM_UPLOAD[c] ?? `i.${c}`} AS ${c}`).join(', ')}
   FROM input i JOIN days d ON d.racing_day = i.racing_day
-  ORDER BY i.source, i.bet_id, i.leg
-  ON CONFLICT (tenant_id, source, bet_id, leg) DO UPDATE SET
-    ${[...CONTENT, 'api_version', 'client_id', 'last_received_at', 'racing_day', 'deadline_at', 'late'].map((c) => `${c} = excluded.${c}`).join(', ')},
-    revision = b.revision + 1
-  WHERE (${CONTENT.map((c) => `b.${c}`).join(', ')}) IS DISTINCT FROM (${CONTENT.map((c) => `excluded.${c}`).join(', ')})
-  RETURNING b.source, b.bet_id, b.leg, b.revision, b.late, b.racing_day, b.deadline_at
-), hist AS (
-  -- reported_bets read here is the statement's snapshot: the versions that "up" replaced. OFFSET 0
-  -- keeps the lateral probe a per-row primary-key lookup, only for the rows that changed.
-  INSERT INTO reported_bet_revisions (${ALL.join(', ')}, superseded_at)
-  SELECT ${ALL.map((c) => `o.${c}`).join(', ')}, $5
-  FROM up u CROSS JOIN LATERAL (
-    SELECT * FROM reported_bets p
-    WHERE p.tenant_id = $1 AND p.source = u.source AND p.bet_id = u.bet_id AND p.leg = u.leg OFFSET 0
-  ) o
-  WHERE u.revision > 1 AND o.revision = u.revision - 1
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM up WHERE revision = 1)::int AS created,
-       (SELECT count(*) FROM up WHERE revision > 1)::int AS updated,
-       (SELECT count(*) FROM hist)::int AS revisions,
+), ${storeVersions('$5::timestamptz')}
+SELECT ${STORED_COUNTS},
        (SELECT count(*) FROM up WHERE late)::int AS late,
        -- Per racing day, the bets this request stored late (an unchanged bet was not stored).
        (SELECT json_agg(json_build_object('racing_day', racing_day, 'deadline_at', deadline_at, 'bets', n) ORDER BY racing_day)
@@ -126,25 +103,6 @@ export interface UpsertResult {
   revisions: number;
   late: number;
   late_days: Array<{ racing_day: string; deadline_at: string; bets: number }> | null;
-}
-
-const NEEDS_ESCAPE = /["\\]/;
-
-/**
- * A PostgreSQL array literal. node-postgres would build the same text, escaping every element with
- * two regular expressions; on 27 arrays of 1,000 values that is a measurable part of a batch.
- * Numbers, numeric strings and booleans need no quoting; text is quoted, escaped only when needed.
- */
-export function arrayLiteral(values: ReadonlyArray<string | number | boolean | null>, quoted: boolean): string {
-  let out = '{';
-  for (let i = 0; i < values.length; i++) {
-    const v = values[i];
-    if (i > 0) out += ',';
-    if (v === null || v === undefined) out += 'NULL';
-    else if (!quoted) out += typeof v === 'boolean' ? (v ? 't' : 'f') : v;
-    else out += `"${NEEDS_ESCAPE.test(v as string) ? (v as string).replace(/["\\]/g, '\\$&') : v}"`;
-  }
-  return `${out}}`;
 }
 
 /** The statement and parameters that store one batch (exported for EXPLAIN in benchmarks). */

@@ -1,11 +1,14 @@
 // The upload intake (spec part A): validate a batch completely, then store it atomically and
-// idempotently in one set-based statement; read a race's bets back. Never imports Fastify.
+// idempotently in one set-based statement; read a race's bets back; and write the bets placed
+// through wagerline to the same store (placed-bets.ts). Never imports Fastify.
 import type { Config } from '../../config.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
+import { concurrentChange } from './versions.queries.ts';
+import { reportPlacedBets } from './placed-bets.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 import { MAX_LEG } from './validate-bet.ts';
@@ -24,11 +27,6 @@ export interface UploadResult {
 export interface BetPage {
   bets: Record<string, unknown>[];
   next_cursor: string | null;
-}
-
-/** A conflict with a concurrent upload, found after the fact: withTransaction retries 40001. */
-function concurrentChange(): Error {
-  return Object.assign(new Error('a concurrent upload changed the same bets'), { code: '40001' });
 }
 
 /** The key of a bet from a cursor's items: exactly [source, bet id, leg], each as an upload's. */
@@ -131,7 +129,12 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     return { bets, next_cursor: rows.length > limit && last ? cursors.encode(scope, [last.source, last.id, last.leg]) : null };
   }
 
-  return { upload, listBets };
+  return {
+    upload,
+    listBets,
+    /** Bets placed through wagerline, written inside the caller's open transaction (placed-bets.ts). */
+    reportPlacedBets,
+  };
 }
 
 export type IntakeService = ReturnType<typeof createIntakeService>;

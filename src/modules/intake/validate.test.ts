@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
-import { arrayLiteral } from './intake.queries.ts';
+import { arrayLiteral } from './versions.queries.ts';
 import type { ValidationContext } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 

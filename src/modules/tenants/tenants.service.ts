@@ -4,6 +4,7 @@ import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
 import * as q from './tenants.queries.ts';
+import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice', 'catalog'] as const;
@@ -45,6 +46,13 @@ function codes(values: string[], what: string, pattern: RegExp): string[] {
   const out = [...new Set(values.map((v) => v.trim().toUpperCase()).filter(Boolean))];
   const wrong = out.find((v) => !pattern.test(v));
   if (wrong) throw bad(`${what} "${wrong}" is not valid (letters, digits, _ and -, at most 32)`);
+  return out;
+}
+
+/** Agency codes of a client: never the source of bets placed through wagerline (their keys would meet). */
+function agencies(values: string[]): string[] {
+  const out = codes(values, 'agency', /^[A-Z0-9_-]{1,32}$/);
+  if (out.includes(PLACED_SOURCE)) throw bad(`agency "${PLACED_SOURCE}" is reserved: it is the source of the bets placed through wagerline`);
   return out;
 }
 
@@ -105,7 +113,7 @@ export function createTenantService({ db }: { db: Pool }) {
         name: input.name?.trim() || null,
         secret_hash: await hashSecret(secret),
         scopes,
-        agencies: codes(input.agencies ?? [], 'agency', /^[A-Z0-9_-]{1,32}$/),
+        agencies: agencies(input.agencies ?? []),
         jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/),
       });
       return { ...view(row), client_secret: secret };
