@@ -87,6 +87,34 @@ export interface PlaceTerm {
 /** 8 or more starters: 3 places; 5–7: 2; fewer than 5: no place betting. */
 export const DEFAULT_PLACE_TERMS: PlaceTerm[] = [{ minStarters: 8, places: 3 }, { minStarters: 5, places: 2 }];
 
+/** Place terms as stored (place_terms.terms) and given to `place-terms set`. */
+export interface StoredPlaceTerm {
+  min_starters: number;
+  places: number;
+}
+
+/** Most starters a term can name (runner numbers run to 99). */
+const MAX_STARTERS = 99;
+
+/**
+ * `[{"min_starters": 8, "places": 3}, {"min_starters": 5, "places": 2}]` → the terms, largest field
+ * first, or why not: integers, places from 1 to min_starters, each min_starters once.
+ */
+export function parsePlaceTerms(value: unknown): StoredPlaceTerm[] | string {
+  const shape = 'terms must be a non-empty list of {"min_starters": integer, "places": integer}, e.g. [{"min_starters": 8, "places": 3}]';
+  if (!Array.isArray(value) || value.length === 0 || value.length > MAX_STARTERS) return shape;
+  const seen = new Set<number>();
+  for (const [i, term] of value.entries()) {
+    if (!isObject(term) || Object.keys(term).some((k) => k !== 'min_starters' && k !== 'places')) return `terms[${i}]: ${shape}`;
+    const { min_starters: min, places } = term;
+    if (!Number.isInteger(min) || (min as number) < 1 || (min as number) > MAX_STARTERS) return `terms[${i}].min_starters must be an integer from 1 to ${MAX_STARTERS}`;
+    if (!Number.isInteger(places) || (places as number) < 1 || (places as number) > (min as number)) return `terms[${i}].places must be an integer from 1 to its min_starters (${min as number})`;
+    if (seen.has(min as number)) return `terms[${i}]: min_starters ${min as number} is given twice`;
+    seen.add(min as number);
+  }
+  return (value as StoredPlaceTerm[]).map((t) => ({ min_starters: t.min_starters, places: t.places })).sort((a, b) => b.min_starters - a.min_starters);
+}
+
 export function placesPaid(starters: number, terms: PlaceTerm[] = DEFAULT_PLACE_TERMS): number {
   return [...terms].sort((a, b) => b.minStarters - a.minStarters).find((t) => starters >= t.minStarters)?.places ?? 0;
 }

@@ -1,19 +1,21 @@
-// Changes an operator makes to one bet (docs/settlement.md): cancel, cash out, manual adjustment.
-// Each is ONE transaction that locks the bet, checks the move against the lifecycle
-// (racing/bet-lifecycle.ts), queues its wallet calls through the outbox and records the change in
-// the bet's history. A second cancel changes nothing and sends nothing; two concurrent cancels
-// queue for the same row lock, so only the first has an effect.
+// Changes an operator makes to one bet (docs/settlement.md, docs/bets-admin.md): cancel, cash out,
+// manual adjustment. Each is ONE transaction that locks the bet, checks the move against the
+// lifecycle (racing/bet-lifecycle.ts), queues its wallet calls through the outbox and records the
+// change, with who made it, in the bet's history. A second cancel changes nothing and sends
+// nothing; two concurrent cancels queue for the same row lock, so only the first has an effect.
+// And the operator's reads of one bet: the whole record (show) and its history.
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, echo } from '../../errors.ts';
 import type { Move } from '../../racing/bet-ledger.ts';
 import { isOpen, isTaken, moveProblem } from '../../racing/bet-lifecycle.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
-import { centsToDollars, parseDollars } from '../../racing/money.ts';
+import { centsToDollars, numberToDecimal, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import * as q from './betting.queries.ts';
+import { recordOf, type BetRecord, type HistoryEntry } from './bet-record.ts';
 import { changeOf, planCancel } from './settle-plan.ts';
 import { callOf, queueCalls, reportChanges } from './settlement.service.ts';
 import * as sq from './settlement.queries.ts';
@@ -21,7 +23,7 @@ import * as sq from './settlement.queries.ts';
 export interface BetActionDeps {
   db: Pool;
   clock: () => Date;
-  wallet: Pick<WalletService, 'enqueue'>;
+  wallet: Pick<WalletService, 'enqueue' | 'callsOfBet'>;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
 }
 
@@ -54,22 +56,65 @@ function resultOf(bet: q.BetRow, after: Partial<sq.BetChange> | null, moves: Mov
   };
 }
 
-function amountCents(field: string, text: unknown): bigint {
-  const cents = typeof text === 'string' ? parseDollars(text) : undefined;
-  if (cents === undefined || cents <= 0n || cents >= 10n ** 13n) throw new AppError('validation_failed', `${field} must be an amount in dollars above 0 with at most two decimals, got ${JSON.stringify(text)?.slice(0, 40)}`);
+/** Dollars as decimal text ("12.50") or a JSON number with at most two decimals; never rounded. */
+function amountCents(field: string, value: unknown): bigint {
+  let cents: bigint | undefined;
+  if (typeof value === 'string') cents = parseDollars(value);
+  else if (typeof value === 'number' && Number.isFinite(value) && value > 0) {
+    const { text, sentPlaces } = numberToDecimal(value, 2);
+    cents = sentPlaces > 2 ? undefined : parseDollars(text);
+  }
+  if (cents === undefined || cents <= 0n || cents >= 10n ** 13n) {
+    const message = `must be an amount in dollars above 0 with at most two decimals, e.g. "12.50", got ${echo(value)}`;
+    throw new AppError('validation_failed', `${field} ${message}`, { extensions: { errors: [{ field, message }] } });
+  }
   return cents;
+}
+
+/** Text an operator gives (a reason): trimmed, 1 to 500 characters; `required` or null when empty. */
+function reasonText(value: unknown, required: boolean): string | null {
+  const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : undefined;
+  if (text === undefined || text.length > 500 || (required && text.length === 0)) {
+    const message = `must be a text of ${required ? '1' : '0'} to 500 characters saying why`;
+    throw new AppError('validation_failed', `reason ${message}`, { extensions: { errors: [{ field: 'reason', message }] } });
+  }
+  return text || null;
+}
+
+/** Who made a change, for the bet's history: "cli", "client:<client_id>", … */
+export interface Actor {
+  by?: string;
 }
 
 export function createBetActions(deps: BetActionDeps) {
   const { db, clock } = deps;
 
+  function checkRef(ref: BetRef): void {
+    if (!isUuid(ref.tenantId) || !isUuid(ref.betId)) throw new AppError('bet_not_found', `no bet ${echo(ref.betId)} of tenant ${echo(ref.tenantId)} (both are UUIDs)`);
+  }
+  const notFound = (ref: BetRef) => new AppError('bet_not_found', `tenant ${ref.tenantId} has no bet ${ref.betId}`);
+
   async function locked<T>(ref: BetRef, work: (tx: Queryable, bet: q.BetRow) => Promise<T>): Promise<T> {
-    if (!isUuid(ref.tenantId) || !isUuid(ref.betId)) throw new AppError('bet_not_found', `no bet ${String(ref.betId).slice(0, 40)} of tenant ${String(ref.tenantId).slice(0, 40)} (both are UUIDs)`);
+    checkRef(ref);
     return withTransaction(db, async (tx) => {
       const bet = await q.findBet(tx, ref.tenantId, ref.betId, true);
-      if (!bet) throw new AppError('bet_not_found', `tenant ${ref.tenantId} has no bet ${ref.betId}`);
+      if (!bet) throw notFound(ref);
       return work(tx, bet);
     });
+  }
+
+  /** The bet without a lock: a read never waits for a settlement batch. */
+  async function read(ref: BetRef): Promise<q.BetRow> {
+    checkRef(ref);
+    const bet = await q.findBet(db, ref.tenantId, ref.betId);
+    if (!bet) throw notFound(ref);
+    return bet;
+  }
+
+  async function historyOf(bet: q.BetRow): Promise<HistoryEntry[]> {
+    return (await sq.historyOf(db, bet.tenant_id, bet.bet_id)).map((h) => ({
+      at: h.at.toISOString(), from: h.from_status, to: h.to_status, cause: h.cause, detail: h.detail,
+    }));
   }
 
   function refuse(bet: q.BetRow, action: string, why: string): never {
@@ -86,18 +131,19 @@ export function createBetActions(deps: BetActionDeps) {
 
   return {
     /** Cancels a bet: winnings paid reversed (debit betwincancelled), then the stake returned (refundBet). */
-    async cancelBet(ref: BetRef, options: { reason?: string | null; by?: string } = {}): Promise<ActionResult> {
+    async cancelBet(ref: BetRef, options: { reason?: string | null } & Actor = {}): Promise<ActionResult> {
+      const reason = reasonText(options.reason, false);
       return locked(ref, async (tx, bet) => {
         if (bet.status === 'cancelled') return resultOf(bet, null, []);
         const problem = moveProblem(bet.status, 'cancelled');
         if (problem) refuse(bet, 'cancelled', problem);
-        const plan = planCancel(bet, clock(), options.reason ?? null, options.by ?? 'operator');
+        const plan = planCancel(bet, clock(), reason, options.by ?? 'operator');
         return commit(tx, bet, plan.change!, plan.moves);
       });
     },
 
     /** Cashes out an open fixed-odds bet at the quoted value (credit cashout); the bet is then closed. */
-    async cashOut(ref: BetRef, value: unknown): Promise<ActionResult> {
+    async cashOut(ref: BetRef, value: unknown, actor: Actor = {}): Promise<ActionResult> {
       const cents = amountCents('amount', value);
       return locked(ref, async (tx, bet) => {
         if (!isOpen(bet.status)) refuse(bet, 'cashed out', `it is ${bet.status}; only an accepted bet not yet settled can be`);
@@ -105,30 +151,34 @@ export function createBetActions(deps: BetActionDeps) {
         const most = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds!)!);
         if (cents > most) throw new AppError('validation_failed', `amount ${centsToDollars(cents)} is more than the bet can return (${centsToDollars(most)})`);
         const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'cashout' }];
-        const change = changeOf(bet, 'cashed_out', moves, clock(), 'cash_out', { amount: centsToDollars(cents) }, { cashOut: centsToDollars(cents) });
+        const change = changeOf(bet, 'cashed_out', moves, clock(), 'cash_out', { amount: centsToDollars(cents), by: actor.by ?? 'operator' }, { cashOut: centsToDollars(cents) });
         return commit(tx, bet, change, moves);
       });
     },
 
     /** A manual adjustment in the user's favour (credit adjustreversetransaction), with its reason. */
-    async adjust(ref: BetRef, value: unknown, reason: unknown): Promise<ActionResult> {
+    async adjust(ref: BetRef, value: unknown, reason: unknown, actor: Actor = {}): Promise<ActionResult> {
       const cents = amountCents('amount', value);
-      const why = typeof reason === 'string' ? reason.trim() : '';
-      if (why.length === 0 || why.length > 500) throw new AppError('validation_failed', 'reason must be a text of 1 to 500 characters saying why the bet is adjusted');
+      const why = reasonText(reason, true)!;
       return locked(ref, async (tx, bet) => {
         if (!isTaken(bet.status)) refuse(bet, 'adjusted', `it is ${bet.status}; only a bet that was taken can be`);
         const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'adjustreversetransaction' }];
         const adjusted = centsToDollars(parseDollars(bet.adjusted)! + cents);
-        const change = changeOf(bet, bet.status, moves, clock(), 'adjustment', { amount: centsToDollars(cents), reason: why }, { adjusted });
+        const change = changeOf(bet, bet.status, moves, clock(), 'adjustment', { amount: centsToDollars(cents), reason: why, by: actor.by ?? 'operator' }, { adjusted });
         return commit(tx, bet, change, moves);
       });
     },
 
     /** The bet's states with time and cause, oldest first. */
-    async history(ref: BetRef) {
-      return locked(ref, async (tx, bet) => (await sq.historyOf(tx, bet.tenant_id, bet.bet_id)).map((h) => ({
-        at: h.at.toISOString(), from: h.from_status, to: h.to_status, cause: h.cause, detail: h.detail,
-      })));
+    async history(ref: BetRef): Promise<HistoryEntry[]> {
+      return historyOf(await read(ref));
+    },
+
+    /** The whole bet: its row, legs, wallet calls with their status, and history (CLI, admin API, back-office). */
+    async show(ref: BetRef): Promise<BetRecord> {
+      const bet = await read(ref);
+      const [legs, calls, history] = await Promise.all([q.legsOf(db, bet.tenant_id, bet.bet_id), deps.wallet.callsOfBet(bet.bet_id), historyOf(bet)]);
+      return recordOf(bet, legs, calls.calls.filter((c) => c.tenant_id === bet.tenant_id), history);
     },
   };
 }

@@ -13,8 +13,8 @@ import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
 import { loadSampleDay, redate } from './sample-day.ts';
-import { loadRaceFacts, recordResult, type ResultInput } from './results.ts';
-import { latestResult } from './results.queries.ts';
+import { checkPlaceTerms, loadRaceFacts, recordResult, resultView, type PlaceTermsView, type ResultInput, type ResultView } from './results.ts';
+import { latestResult, listPlaceTerms, setPlaceTerms } from './results.queries.ts';
 
 export type { RaceStatus } from '../../racing/race-status.ts';
 
@@ -237,9 +237,23 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
     },
 
     /** The race's latest result (interim or final), or null. */
-    async result(meetingId: number, raceNumber: number) {
+    async result(meetingId: number, raceNumber: number): Promise<ResultView | null> {
       const row = await latestResult(db, meetingId, raceNumber);
-      return row ? { version: row.version, final: row.final, placings: row.placings, dividends: row.dividends, recorded_at: row.recorded_at.toISOString() } : null;
+      return row ? resultView(row) : null;
+    },
+
+    /** Sets the places paid by starters in a jurisdiction ('*': any without its own); settlement reads them. */
+    async setPlaceTerms(jurisdiction: unknown, terms: unknown): Promise<PlaceTermsView> {
+      const checked = checkPlaceTerms(jurisdiction, terms);
+      const now = clock();
+      await setPlaceTerms(db, checked.jurisdiction, checked.terms, now);
+      return { ...checked, updated_at: now.toISOString() };
+    },
+
+    /** Every jurisdiction's place terms, '*' first. */
+    async placeTerms(): Promise<{ place_terms: PlaceTermsView[] }> {
+      const rows = await listPlaceTerms(db);
+      return { place_terms: rows.map((r) => ({ jurisdiction: r.jurisdiction, terms: r.terms as PlaceTermsView['terms'], updated_at: r.updated_at.toISOString() })) };
     },
 
     /** What settlement needs to know of each race named (racing/settle.ts RaceFacts), keyed "meeting:race". */

@@ -64,6 +64,7 @@ export async function setPlaceTerms(db: Queryable, jurisdiction: string, terms: 
 }
 
 export async function listPlaceTerms(db: Queryable): Promise<Array<{ jurisdiction: string; terms: unknown; updated_at: Date }>> {
-  const { rows } = await db.query<{ jurisdiction: string; terms: unknown; updated_at: Date }>('SELECT jurisdiction, terms, updated_at FROM place_terms ORDER BY jurisdiction');
+  const { rows } = await db.query<{ jurisdiction: string; terms: unknown; updated_at: Date }>(
+    "SELECT jurisdiction, terms, updated_at FROM place_terms ORDER BY jurisdiction = '*' DESC, jurisdiction");
   return rows;
 }

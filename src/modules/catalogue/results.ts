@@ -1,10 +1,11 @@
 // Results of races: `race result` records one (interim or final; a final result on a final race is
 // an amendment, kept as a new version) and moves the race's status in the same transaction; the
-// facts settlement reads about races (racing/settle.ts RaceFacts) are assembled here.
+// places paid per jurisdiction (place terms); the facts settlement reads about races
+// (racing/settle.ts RaceFacts) are assembled here.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { checkMove, type RaceStatus } from '../../racing/race-status.ts';
-import { parseDividends, parsePlacings, placesPaid, raceKey, type Dividends } from '../../racing/results.ts';
+import { parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, type Dividends, type StoredPlaceTerm } from '../../racing/results.ts';
 import type { RaceFacts, Scratching } from '../../racing/settle.ts';
 import * as rq from './races.queries.ts';
 import * as q from './results.queries.ts';
@@ -47,6 +48,37 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now });
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
   return { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, version, amended: from === 'final', placings, dividends };
+}
+
+/** How a result is shown (`race show`, GET …/result): the latest version, interim or final. */
+export interface ResultView {
+  version: number;
+  final: boolean;
+  placings: number[][];
+  dividends: Dividends;
+  recorded_at: string;
+}
+
+export function resultView(row: q.ResultRow): ResultView {
+  return { version: row.version, final: row.final, placings: row.placings, dividends: row.dividends as Dividends, recorded_at: row.recorded_at.toISOString() };
+}
+
+export interface PlaceTermsView {
+  jurisdiction: string;
+  terms: StoredPlaceTerm[];
+  updated_at: string;
+}
+
+/** A jurisdiction code (upper-cased) or '*', and its terms; validation_failed naming the field. */
+export function checkPlaceTerms(jurisdiction: unknown, terms: unknown): { jurisdiction: string; terms: StoredPlaceTerm[] } {
+  const code = typeof jurisdiction === 'string' ? jurisdiction.trim().toUpperCase() : '';
+  if (code !== '*' && !/^[A-Z0-9_-]{1,32}$/.test(code)) {
+    const message = 'must be a jurisdiction code such as VIC, or * for every jurisdiction without terms of its own';
+    throw new AppError('validation_failed', `jurisdiction ${message}`, { extensions: { errors: [{ field: 'jurisdiction', message }] } });
+  }
+  const parsed = parsePlaceTerms(terms);
+  if (typeof parsed === 'string') throw new AppError('validation_failed', parsed, { extensions: { errors: [{ field: 'terms', message: parsed }] } });
+  return { jurisdiction: code, terms: parsed };
 }
 
 function factsOf(row: q.FactsRow): RaceFacts {
