@@ -46,3 +46,8 @@ export async function withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Prom
 export function list(value: string): string[] {
   return value.split(',').map((s) => s.trim()).filter(Boolean);
 }
+
+/** The "Example:" section of a command's --help. */
+export function example(...lines: string[]): string {
+  return `\nExample:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+}

@@ -1,13 +1,16 @@
-// catalog import | sample, and race price | scratch | status | show: the race catalogue
-// (docs/catalogue.md). Arguments are checked before the database is opened, so a bad one writes
-// nothing; each command prints one JSON object.
+// catalog import | sample, race price | scratch | status | result | show, and place-terms set | list:
+// the race catalogue and its results (docs/catalogue.md). Arguments are checked before the database
+// is opened, so a bad one writes nothing; each command prints one JSON object. A command that
+// queues a race's settlement (a final result, an abandonment, a scratching) also settles it before
+// it returns, so the wallet calls it causes are queued when it prints.
 import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AppError } from '../../errors.ts';
 import { MAX_RUNNER_NUMBER, parseDeduction, parsePrice } from '../../racing/catalogue-rules.ts';
 import { isManualStatus, MANUAL_STATUSES } from '../../racing/race-status.ts';
 import { isDate, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
-import { withRuntime } from '../run.ts';
+import type { Runtime } from '../../runtime.ts';
+import { describeError, example, withRuntime } from '../run.ts';
 
 const integer = (what: string, max: number) => (value: string): number => {
   const n = /^\d+$/.test(value) ? positiveInteger(value, max) : undefined;
@@ -35,6 +38,29 @@ function sampleDate(value: string): string {
   return value;
 }
 
+/** A JSON option's value, parsed; a one-line error naming the option when it is not JSON. */
+const json = (option: string) => (value: string): unknown => {
+  try {
+    return JSON.parse(value);
+  } catch (error) {
+    throw new InvalidArgumentError(`${option} is not valid JSON (${(error as Error).message})`);
+  }
+};
+
+
+/**
+ * Settles the races queued by a change that has committed (`what`), so its refunds are queued
+ * before the command returns. Should settling fail, the change stands and its race stays queued:
+ * serve's settlement worker, or the next command that settles, takes it up.
+ */
+async function settleNow<T extends object>(rt: Runtime, what: string, done: T) {
+  try {
+    return { ...done, settlement: await rt.services.settlement.runPending() };
+  } catch (error) {
+    throw new Error(`${what} is recorded, but settling its bets failed: ${describeError(error)} (the settlement stays queued; serve or the next race command resumes it)`);
+  }
+}
+
 async function readJson(file: string): Promise<unknown> {
   if (!/\.json$/i.test(file)) throw new AppError('bad_request', `${file}: a catalogue file is .json`);
   const text = await readFile(file, 'utf8');
@@ -53,12 +79,14 @@ export function registerCatalogCommands(program: Command): void {
       'The whole file is checked first; nothing is written when any of it is wrong. ' +
       'Prints {"imported", "races", "runners", "price_changes", "pools"}')
     .argument('<file>', 'catalogue file, .json')
+    .addHelpText('after', example('wagerline catalog import examples/racing-day.json'))
     .action((file: string) => withRuntime(async (rt) => rt.services.catalogue.importCatalog(await readJson(file))));
   catalog
     .command('sample')
     .description('Import the sample racing day (examples/racing-day.json) dated --date; for today its races start over the coming hours. ' +
       'Prints {"date", "imported", "races", "runners", "price_changes", "pools", "meetings"}')
     .option('--date <date>', '"today" or YYYY-MM-DD', sampleDate, 'today')
+    .addHelpText('after', example('wagerline catalog sample --date today'))
     .action((opts: { date: string }) => withRuntime((rt) => rt.services.catalogue.sample(opts.date)));
 
   const race = program.command('race').description('Change or show one race of the catalogue');
@@ -71,35 +99,78 @@ export function registerCatalogCommands(program: Command): void {
     .argument('<runner>', 'runner number', runnerNumber)
     .option('--win <price>', 'win price, e.g. 3.4', decimal(parsePrice))
     .option('--place <price>', 'place price, e.g. 1.5', decimal(parsePrice))
+    .addHelpText('after', example('wagerline race price 900001 5 1 --win 3.4 --place 1.5'))
     .action((m: number, r: number, n: number, opts: { win?: string; place?: string }, cmd: Command) => {
       if (opts.win === undefined && opts.place === undefined) cmd.error('error: give --win, --place or both');
       return withRuntime((rt) => rt.services.catalogue.setPrice(m, r, n, opts));
     });
   race
     .command('scratch')
-    .description('Scratch a runner, with optional late-scratching deductions in percent. Prints {"meeting_id", "race_number", "runner", "changed"}')
+    .description('Scratch a runner, with optional late-scratching deductions in percent; bets on it are refunded now (docs/settlement.md). ' +
+      'Prints {"meeting_id", "race_number", "runner", "changed", "settlement"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
     .argument('<runner>', 'runner number', runnerNumber)
     .option('--win-deduction <percent>', 'deduction from win dividends, 0 to 99.99', decimal(parseDeduction))
     .option('--place-deduction <percent>', 'deduction from place dividends, 0 to 99.99', decimal(parseDeduction))
+    .addHelpText('after', example('wagerline race scratch 900001 5 2 --win-deduction 15 --place-deduction 5'))
     .action((m: number, r: number, n: number, opts: { winDeduction?: string; placeDeduction?: string }) =>
-      withRuntime((rt) => rt.services.catalogue.scratch(m, r, n, {
+      withRuntime(async (rt) => settleNow(rt, `the scratching of runner ${n}`, await rt.services.catalogue.scratch(m, r, n, {
         ...(opts.winDeduction !== undefined && { win_deduction: opts.winDeduction }),
         ...(opts.placeDeduction !== undefined && { place_deduction: opts.placeDeduction }),
-      })));
+      }))));
   race
     .command('status')
     .description(`Move a race to ${MANUAL_STATUSES.join(' | ')} (open → suspended ⇄ open → closed; abandoned from open, suspended or closed). ` +
-      'Prints {"meeting_id", "race_number", "event_id", "status", "previous_status", "changed"}')
+      'An abandoned race\'s bets are refunded now. ' +
+      'Prints {"meeting_id", "race_number", "event_id", "status", "previous_status", "changed", "settlement"} (settlement: null unless abandoned)')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
     .argument('<status>', MANUAL_STATUSES.join(' | '), status)
-    .action((m: number, r: number, s: string) => withRuntime((rt) => rt.services.catalogue.setStatus(m, r, s)));
+    .addHelpText('after', example('wagerline race status 900001 5 closed', 'wagerline race status 900001 6 abandoned'))
+    .action((m: number, r: number, s: string) => withRuntime(async (rt) => {
+      const changed = await rt.services.catalogue.setStatus(m, r, s);
+      return s === 'abandoned' ? settleNow(rt, `race ${r} of meeting ${m} abandoned`, changed) : { ...changed, settlement: null };
+    }));
   race
-    .command('show')
-    .description('Show a race: status, products, event id, runners with prices and scratchings')
+    .command('result')
+    .description('Record a race\'s result (docs/catalogue.md, Results). A final result (the default) settles the race\'s bets now; ' +
+      'a final result on a final race amends it (a protest upheld) and settles the difference. --interim records a result to show, never settled. ' +
+      'Prints {"meeting_id", "race_number", "status", "previous_status", "version", "amended", "placings", "dividends", "settlement"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
-    .action((m: number, r: number) => withRuntime((rt) => rt.services.catalogue.requireRace(m, r)));
+    .requiredOption('--placings <json>', 'places in order, the runners sharing each (a dead heat): [[4],[7,2],[1]]', json('--placings'))
+    .option('--dividends <json>', 'tote dividends per $1 unit: {"exacta": 30.0, "trifecta": 120.5, "quaddie": 850.4}', json('--dividends'))
+    .option('--interim', 'an interim result: shown, not settled')
+    .addHelpText('after', example(
+      'wagerline race result 900001 5 --placings \'[[4],[7,2],[1]]\' --dividends \'{"exacta": 30.0, "trifecta": 120.5}\'',
+      'wagerline race result 900001 5 --placings \'[[4],[7],[2]]\' --interim'))
+    .action((m: number, r: number, opts: { placings: unknown; dividends?: unknown; interim?: boolean }) =>
+      withRuntime((rt) => rt.services.settlement.resultRace(m, r, {
+        placings: opts.placings, ...(opts.dividends !== undefined && { dividends: opts.dividends }), interim: opts.interim === true,
+      })));
+  race
+    .command('show')
+    .description('Show a race: status, products, event id, runners with prices and scratchings, and its latest result (null when none)')
+    .argument('<meeting_id>', 'meeting id', meetingId)
+    .argument('<race_number>', 'race number', raceNumber)
+    .addHelpText('after', example('wagerline race show 900001 5'))
+    .action((m: number, r: number) => withRuntime(async (rt) => ({
+      ...await rt.services.catalogue.requireRace(m, r), result: await rt.services.catalogue.result(m, r),
+    })));
+
+  const terms = program.command('place-terms').description('Places paid by the number of starters, per jurisdiction (docs/catalogue.md, Place terms)');
+  terms
+    .command('set')
+    .description('Set the place terms of a jurisdiction, or of * (every jurisdiction without terms of its own); settlement reads them. ' +
+      'Prints {"jurisdiction", "terms", "updated_at"}')
+    .argument('<jurisdiction>', 'a code such as VIC, or *')
+    .requiredOption('--terms <json>', '[{"min_starters": 8, "places": 3}, {"min_starters": 5, "places": 2}]', json('--terms'))
+    .addHelpText('after', example('wagerline place-terms set VIC --terms \'[{"min_starters":8,"places":3},{"min_starters":5,"places":2}]\''))
+    .action((jurisdiction: string, opts: { terms: unknown }) => withRuntime((rt) => rt.services.catalogue.setPlaceTerms(jurisdiction, opts.terms)));
+  terms
+    .command('list')
+    .description('Every jurisdiction\'s place terms, * first. Prints {"place_terms": [{"jurisdiction", "terms", "updated_at"}]}')
+    .addHelpText('after', example('wagerline place-terms list'))
+    .action(() => withRuntime((rt) => rt.services.catalogue.placeTerms()));
 }
