@@ -57,8 +57,9 @@ test('race show, price, scratch and status', async () => {
   assert.deepEqual(rows.at(-1), { win_price: '3.40', place_price: '1.50' });
   const scratched = await ok(['race', 'scratch', '900001', '1', '2', '--win-deduction', '15', '--place-deduction', '5']);
   assert.deepEqual([scratched.runner.scratched, scratched.runner.win_deduction, scratched.runner.place_deduction], [true, '15.00', '5.00']);
+  assert.deepEqual(scratched.settlement, { jobs: 1, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] });
   assert.deepEqual(await ok(['race', 'status', '900001', '1', 'suspended']), {
-    meeting_id: 900001, race_number: 1, event_id: race.event_id, status: 'suspended', previous_status: 'open', changed: true });
+    meeting_id: 900001, race_number: 1, event_id: race.event_id, status: 'suspended', previous_status: 'open', changed: true, settlement: null });
   await ok(['race', 'status', '900001', '1', 'closed']);
   await refused(['race', 'status', '900001', '1', 'open'], /^wagerline: race 1 of meeting 900001: race is closed and cannot become open/);
   assert.equal((await ok(['race', 'show', '900001', '1'])).status, 'closed');
