@@ -2,7 +2,7 @@
 // errors go to stderr; a bad argument is a one-line error and a non-zero exit.
 import { Command } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.ts';
-import { registerBettingCommands } from './commands/betting.ts';
+import { registerBetCommands, registerBettingCommands } from './commands/betting.ts';
 import { registerCoreCommands } from './commands/core.ts';
 import { registerMeetingCommands } from './commands/meetings.ts';
 import { registerTenantCommands } from './commands/tenants.ts';
@@ -24,6 +24,7 @@ export function buildProgram(): Command {
   registerWalletCommands(program, tenant);
   registerUserAuthCommands(program, tenant);
   registerBettingCommands(tenant);
+  registerBetCommands(program);
   registerWalletSandboxCommand(program);
   registerWalletCheckCommand(program);
   registerUploadCommand(program);

@@ -1,6 +1,13 @@
-// tenant set-limits: how much of a bet the tenant's book accepts (docs/betting.md, Limits).
+// tenant set-limits: how much of a bet the tenant's book accepts (docs/betting.md, Limits); and
+// bet cancel | cash-out | adjust | show | history: an operator's changes to one placed bet and its
+// record (docs/bets-admin.md). Each prints one JSON object; money is decimal text ("12.50").
 import type { Command } from 'commander';
-import { withRuntime } from '../run.ts';
+import { example, withRuntime } from '../run.ts';
+
+/** Who made a change, as the bet's history records it. */
+const CLI = { by: 'cli' };
+const BET = '3f1c2a9e-0000-4000-8000-000000000001';
+const TENANT = '9b2d7c41-0000-4000-8000-00000000000a';
 
 interface LimitOptions {
   maxStake?: string;
@@ -25,4 +32,57 @@ export function registerBettingCommands(tenant: Command): void {
         maxStake: limit(opts.maxStake), maxPayout: limit(opts.maxPayout), maxRunnerLiability: limit(opts.maxRunnerLiability),
       })),
     );
+}
+
+export function registerBetCommands(program: Command): void {
+  const bet = program.command('bet').description('An operator\'s changes to one placed bet, and its record (docs/bets-admin.md)');
+  const ref = (tenantId: string, betId: string) => ({ tenantId, betId });
+  bet
+    .command('cancel')
+    .description('Cancel a bet: winnings already paid are taken back (debit betwincancelled), then the stake is returned (refundBet). ' +
+      'Cancelling a cancelled bet changes nothing. Prints {"tenant_id", "bet_id", "status", "previous_status", "changed", "payout", "refunded", "cash_out", "adjusted", "calls"}')
+    .argument('<tenant_id>', 'tenant id (UUID)')
+    .argument('<bet_id>', 'bet id (UUID)')
+    .option('--reason <text>', 'why, for the bet\'s history (at most 500 characters)')
+    .addHelpText('after', example(`wagerline bet cancel ${TENANT} ${BET} --reason "race meeting void by stewards"`))
+    .action((tenantId: string, betId: string, opts: { reason?: string }) =>
+      withRuntime((rt) => rt.services.bets.cancelBet(ref(tenantId, betId), { reason: opts.reason ?? null, ...CLI })));
+  bet
+    .command('cash-out')
+    .description('Cash out an accepted fixed-odds bet not yet settled, for the amount quoted to the user (credit cashout); the bet is then closed. ' +
+      'Prints the same fields as bet cancel')
+    .argument('<tenant_id>', 'tenant id (UUID)')
+    .argument('<bet_id>', 'bet id (UUID)')
+    .requiredOption('--amount <dollars>', 'above 0, at most two decimals, at most what the bet could return')
+    .addHelpText('after', example(`wagerline bet cash-out ${TENANT} ${BET} --amount 12.50`))
+    .action((tenantId: string, betId: string, opts: { amount: string }) =>
+      withRuntime((rt) => rt.services.bets.cashOut(ref(tenantId, betId), opts.amount, CLI)));
+  bet
+    .command('adjust')
+    .description('Credit the user of a taken bet by hand (credit adjustreversetransaction), with the reason; the bet\'s status is kept. ' +
+      'Prints the same fields as bet cancel')
+    .argument('<tenant_id>', 'tenant id (UUID)')
+    .argument('<bet_id>', 'bet id (UUID)')
+    .requiredOption('--amount <dollars>', 'above 0, at most two decimals')
+    .requiredOption('--reason <text>', 'why (1 to 500 characters), kept in the bet\'s history')
+    .addHelpText('after', example(`wagerline bet adjust ${TENANT} ${BET} --amount 5.00 --reason "goodwill: late price change"`))
+    .action((tenantId: string, betId: string, opts: { amount: string; reason: string }) =>
+      withRuntime((rt) => rt.services.bets.adjust(ref(tenantId, betId), opts.amount, opts.reason, CLI)));
+  bet
+    .command('show')
+    .description('A bet\'s whole record: status, result, stake, accepted stake, payout, refunds, cash out, adjustments, legs, ' +
+      'its wallet calls with their status, and its history')
+    .argument('<tenant_id>', 'tenant id (UUID)')
+    .argument('<bet_id>', 'bet id (UUID)')
+    .addHelpText('after', example(`wagerline bet show ${TENANT} ${BET}`))
+    .action((tenantId: string, betId: string) => withRuntime((rt) => rt.services.bets.show(ref(tenantId, betId))));
+  bet
+    .command('history')
+    .description('A bet\'s states, oldest first, each with its time, cause and detail. Prints {"tenant_id", "bet_id", "history": [{"at", "from", "to", "cause", "detail"}]}')
+    .argument('<tenant_id>', 'tenant id (UUID)')
+    .argument('<bet_id>', 'bet id (UUID)')
+    .addHelpText('after', example(`wagerline bet history ${TENANT} ${BET}`))
+    .action((tenantId: string, betId: string) => withRuntime(async (rt) => ({
+      tenant_id: tenantId, bet_id: betId, history: await rt.services.bets.history(ref(tenantId, betId)),
+    })));
 }
