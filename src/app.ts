@@ -60,7 +60,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // No type coercion anywhere (Fastify's default turns ["x"] into "x" and "1" into 1): a JSON
     // field of the wrong type is a 400. Query values are strings by nature: their schemas are
     // strings (with patterns) and the routes parse them explicitly (docs/errors.md).
-    ajv: { customOptions: { allErrors: true, coerceTypes: false } },
+    // Nor are unknown fields dropped (Fastify's default removes them where a schema says
+    // additionalProperties: false): a misspelt field is a 400 naming it, never silently ignored.
+    ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {
@@ -96,7 +98,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerTokenRoute(app, services.tokens, config.WAGERLINE_TOKEN_RATE_LIMIT);
   registerReportRoutes(app, services.reports);
   registerIntakeRoutes(app, services.intake, config);
-  registerCatalogueRoutes(app, services.catalogue);
+  // A final result queues its race for settlement; the route starts settling it at once.
+  registerCatalogueRoutes(app, services.catalogue, { settle: () => services.settlement.runPending() });
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   return app;
 }

@@ -94,7 +94,9 @@ export function problemResponses(...statuses: Array<keyof typeof WHEN>) {
 function fromValidation(error: FastifyError): AppError {
   const where = error.validationContext ?? 'body';
   const errors = (error.validation ?? []).map((v) => {
-    const missing = v.keyword === 'required' ? `/${String((v.params as { missingProperty?: string }).missingProperty)}` : '';
+    const params = v.params as { missingProperty?: string; additionalProperty?: string };
+    if (v.keyword === 'additionalProperties') return { field: `${where}${v.instancePath}/${String(params.additionalProperty)}`, message: 'is not a known field' };
+    const missing = v.keyword === 'required' ? `/${String(params.missingProperty)}` : '';
     const field = `${where}${v.instancePath}${missing}`;
     return { field, message: v.message ?? 'is invalid' };
   });

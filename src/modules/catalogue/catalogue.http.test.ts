@@ -77,6 +77,7 @@ test('bad input is a 4xx problem, never a 500, and writes nothing', async () => 
     ['import not an object', 'POST', '/catalog/meetings', 'x', 400, 'validation_failed'],
     ['price with 3 decimals', 'PUT', `/catalog/meetings/900001/races/6/runners/2/price`, { win: 3.456 }, 400, 'validation_failed'],
     ['price below 1.01', 'PUT', `/catalog/meetings/900001/races/6/runners/2/price`, { win: 1 }, 400, 'validation_failed'],
+    ['misspelt price field', 'PUT', `/catalog/meetings/900001/races/6/runners/2/price`, { win: 3, plase: 1.5 }, 400, 'validation_failed'],
     ['empty price body', 'PUT', `/catalog/meetings/900001/races/6/runners/2/price`, {}, 400, 'validation_failed'],
     ['scratched runner', 'PUT', `/catalog/meetings/900001/races/6/runners/2/price`, { win: 3 }, 409, 'runner_scratched'],
     ['unknown runner', 'PUT', `/catalog/meetings/900001/races/6/runners/9/price`, { win: 3 }, 404, 'runner_not_found'],
@@ -105,9 +106,11 @@ test('the OpenAPI document lists the catalogue routes with their problem answers
   const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/catalog/'));
   assert.deepEqual(paths.sort(), [
     '/catalog/meetings', '/catalog/meetings/{meeting_id}/races/{race_number}',
+    '/catalog/meetings/{meeting_id}/races/{race_number}/result',
     '/catalog/meetings/{meeting_id}/races/{race_number}/runners/{runner}/price',
     '/catalog/meetings/{meeting_id}/races/{race_number}/runners/{runner}/scratch',
     '/catalog/meetings/{meeting_id}/races/{race_number}/status',
+    '/catalog/place-terms', '/catalog/place-terms/{jurisdiction}',
   ]);
   assert.ok(doc.paths['/catalog/meetings/{meeting_id}/races/{race_number}/status'].put.responses['409']);
 });

@@ -1,7 +1,7 @@
 // The catalogue's admin API (scope `catalog`, docs/catalogue.md): import meetings, read a race,
-// price and scratch runners, move a race's status. The same writes as `wagerline catalog` and
-// `wagerline race`. The import body is checked by catalog-import.ts (every problem listed), so
-// its schema here documents it for the OpenAPI document only.
+// price and scratch runners, move a race's status, record and read results, set place terms. The
+// same writes as `wagerline catalog`, `race` and `place-terms`. The import body is checked by
+// catalog-import.ts (every problem listed), so its schema here documents it for OpenAPI only.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { AppError } from '../../errors.ts';
@@ -9,6 +9,7 @@ import { problemResponses } from '../../http/problem.ts';
 import { positiveInteger } from '../../racing/values.ts';
 import { MANUAL_STATUSES, RACE_STATUSES } from '../../racing/race-status.ts';
 import { RACE_PRODUCTS } from '../../racing/catalogue-rules.ts';
+import { TOTE_PRODUCTS } from '../../racing/results.ts';
 import type { CatalogueService } from './catalogue.service.ts';
 
 const Decimal = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 20 })], { description });
@@ -63,6 +64,44 @@ const StatusChange = Type.Object({
   previous_status: Type.String(), changed: Type.Boolean(),
 });
 
+// Results: the body is checked by racing/results.ts too; the schema refuses wrong types up front.
+const RunnerNumber = Type.Integer({ minimum: 1, maximum: 99 });
+const Placings = Type.Array(Type.Array(RunnerNumber, { minItems: 1, maxItems: 8 }), {
+  minItems: 1, maxItems: 99, description: 'Places in order, each with the runners sharing it (a dead heat): [[4],[7,2],[1]]',
+});
+const DividendIn = Type.Union([
+  Type.Number({ description: 'Per $1 unit, for every winning combination' }),
+  Type.Array(Type.Object({ runners: Type.Array(RunnerNumber, { minItems: 1, maxItems: 8 }), dividend: Type.Number() }, { additionalProperties: false }),
+    { minItems: 1, maxItems: 1000, description: 'Per winning combination (dead heats), runners in finishing order' }),
+]);
+const ResultBody = Type.Object({
+  placings: Placings,
+  dividends: Type.Optional(Type.Object(Object.fromEntries(TOTE_PRODUCTS.map((p) => [p, Type.Optional(DividendIn)])),
+    { additionalProperties: false, description: 'Tote dividends per $1 unit, JSON numbers with at most 2 decimals: {"exacta": 30.0, "trifecta": 120.5}' })),
+  interim: Type.Optional(Type.Boolean({ description: 'true: an interim result, shown and never settled (default false: final)' })),
+}, { additionalProperties: false });
+const DividendsOut = Type.Record(Type.String(), Type.Array(Type.Object({ runners: Type.Optional(Type.Array(Type.Integer())), dividend: Type.String() })),
+  { description: 'Per product: the dividends as exact decimal text' });
+const Recorded = Type.Object({
+  meeting_id: Type.Integer(), race_number: Type.Integer(), status: Type.String({ description: 'interim or final' }),
+  previous_status: Type.String(), version: Type.Integer({ description: 'Every result recorded is a new version' }),
+  amended: Type.Boolean({ description: 'A final result replacing an earlier final one' }), placings: Type.Array(Type.Array(Type.Integer())),
+  dividends: DividendsOut,
+  settlement: Type.Null({ description: 'Always null: the race\'s bets are settled in the background (race show, bet show)' }),
+});
+const ResultView = Type.Object({
+  meeting_id: Type.Integer(), race_number: Type.Integer(), version: Type.Integer(), final: Type.Boolean(),
+  placings: Type.Array(Type.Array(Type.Integer())), dividends: DividendsOut, recorded_at: Type.String({ description: 'ISO 8601, UTC' }),
+});
+const Terms = Type.Array(Type.Object({
+  min_starters: Type.Integer({ minimum: 1, maximum: 99, description: 'From this many starters…' }),
+  places: Type.Integer({ minimum: 1, maximum: 99, description: '…this many places are paid' }),
+}, { additionalProperties: false }), { minItems: 1, maxItems: 99 });
+const PlaceTerms = Type.Object({ jurisdiction: Type.String(), terms: Terms, updated_at: Type.String() });
+const JurisdictionParams = Type.Object({
+  jurisdiction: Type.String({ pattern: '^(\\*|[A-Za-z0-9_-]{1,32})$', description: 'A code such as VIC, or * for every jurisdiction without terms of its own' }),
+});
+
 type RaceKey = { meeting_id: number; race_number: number };
 type RunnerKey = RaceKey & { runner: number };
 
@@ -80,7 +119,12 @@ function keyOf(params: unknown): RunnerKey {
   return { meeting_id: number('meeting_id', Number.MAX_SAFE_INTEGER), race_number: number('race_number', 99), runner: number('runner', 99) };
 }
 
-export function registerCatalogueRoutes(app: FastifyInstance, service: CatalogueService): void {
+export interface CatalogueRouteOptions {
+  /** Settles the races queued by a final result, in the background (serve: the settlement service). */
+  settle?: () => Promise<unknown>;
+}
+
+export function registerCatalogueRoutes(app: FastifyInstance, service: CatalogueService, options: CatalogueRouteOptions = {}): void {
   // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
   const onRequest = app.authenticate('catalog') as unknown as onRequestAsyncHookHandler;
   const base = { tags: ['catalogue'], security: [{ bearer: [] }] };
@@ -144,4 +188,46 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     const { meeting_id, race_number } = keyOf(request.params);
     return service.setStatus(meeting_id, race_number, (request.body as { status: string }).status);
   });
+
+  app.post(`${race}/result`, {
+    onRequest,
+    schema: {
+      ...base, summary: 'Record a race\'s result: final (202, its bets settled in the background; on a final race, an amendment) or interim (200)',
+      params: RaceParams, body: ResultBody,
+      response: { 200: Recorded, 202: Recorded, ...problemResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (request, reply) => {
+    const { meeting_id, race_number } = keyOf(request.params);
+    const recorded = await service.recordResult(meeting_id, race_number, request.body as { placings: unknown; dividends?: unknown; interim?: boolean });
+    if (recorded.status !== 'final') return { ...recorded, settlement: null };
+    // The race is queued in the result's transaction; settle it now without holding the answer.
+    // Should this fail, serve's settlement worker takes the race up within a second.
+    options.settle?.().catch((error: unknown) => request.log.error({ err: error }, 'settling after a result failed; the settlement worker retries it'));
+    return reply.status(202).send({ ...recorded, settlement: null });
+  });
+
+  app.get(`${race}/result`, {
+    onRequest,
+    schema: { ...base, summary: 'The race\'s latest result, interim or final', params: RaceParams, response: { 200: ResultView, ...problemResponses(400, 401, 403, 404) } },
+  }, async (request) => {
+    const { meeting_id, race_number } = keyOf(request.params);
+    await service.requireRace(meeting_id, race_number);
+    const result = await service.result(meeting_id, race_number);
+    if (!result) throw new AppError('not_found', `race ${race_number} of meeting ${meeting_id} has no result yet`);
+    return { meeting_id, race_number, ...result };
+  });
+
+  app.put('/catalog/place-terms/:jurisdiction', {
+    onRequest,
+    schema: {
+      ...base, summary: 'Set the places paid by starters in a jurisdiction (* for any without its own); settlement reads them',
+      params: JurisdictionParams, body: Type.Object({ terms: Terms }, { additionalProperties: false }),
+      response: { 200: PlaceTerms, ...problemResponses(400, 401, 403) },
+    },
+  }, async (request) => service.setPlaceTerms((request.params as { jurisdiction: string }).jurisdiction, (request.body as { terms: unknown }).terms));
+
+  app.get('/catalog/place-terms', {
+    onRequest,
+    schema: { ...base, summary: 'Every jurisdiction\'s place terms, * first', response: { 200: Type.Object({ place_terms: Type.Array(PlaceTerms) }), ...problemResponses(401, 403) } },
+  }, async () => service.placeTerms());
 }
