@@ -19,6 +19,7 @@ import { registerProblemHandlers } from './http/problem.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
 import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
+import { registerBetAdminRoutes } from './modules/betting/betting.http.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
@@ -100,6 +101,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerIntakeRoutes(app, services.intake, config);
   // A final result queues its race for settlement; the route starts settling it at once.
   registerCatalogueRoutes(app, services.catalogue, { settle: () => services.settlement.runPending() });
+  registerBetAdminRoutes(app, services.bets);
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   return app;
 }

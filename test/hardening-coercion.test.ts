@@ -10,7 +10,7 @@ let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
   ctx = await createTestApp();
-  client = await seedClient(ctx, { scopes: ['upload', 'catalog'] });
+  client = await seedClient(ctx, { scopes: ['upload', 'catalog', 'admin'] });
 });
 after(() => ctx.close());
 
@@ -19,6 +19,7 @@ const problem = (body: Record<string, unknown>) => assert.equal(body.code, 'vali
 const graphqlError = (body: Record<string, unknown>) => assert.ok(Array.isArray(body.errors) || typeof body.code === 'string', JSON.stringify(body));
 const RACE = '/catalog/meetings/{meeting_id}/races/{race_number}';
 const RUNNER = `${RACE}/runners/{runner}`;
+const BET = '/admin/tenants/{tenant_id}/bets/{bet_id}';
 const upload = (over: Record<string, unknown>) => ({ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'c-1' })], ...over });
 
 const TABLE: Record<string, Case[]> = {
@@ -36,6 +37,14 @@ const TABLE: Record<string, Case[]> = {
   [`PUT ${RUNNER}/price`]: [{ payload: () => ({ win: [3.5] }), expect: problem }, { payload: () => ({ win: true }), expect: problem }],
   [`POST ${RUNNER}/scratch`]: [{ payload: () => ({ win_deduction: [5] }), expect: problem }],
   [`PUT ${RACE}/status`]: [{ payload: () => ({ status: ['closed'] }), expect: problem }],
+  [`POST ${RACE}/result`]: [
+    { payload: () => ({ placings: '[[1]]' }), expect: problem }, { payload: () => ({ placings: [['1']] }), expect: problem },
+    { payload: () => ({ placings: [[1]], interim: 'true' }), expect: problem }, { payload: () => ({ placings: [[1]], dividends: { exacta: '30' } }), expect: problem },
+  ],
+  'PUT /catalog/place-terms/{jurisdiction}': [{ payload: () => ({ terms: [{ min_starters: '8', places: 3 }] }), expect: problem }, { payload: () => ({ terms: { min_starters: 8, places: 3 } }), expect: problem }],
+  [`POST ${BET}/cancel`]: [{ payload: () => ({ reason: ['late'] }), expect: problem }],
+  [`POST ${BET}/cash-out`]: [{ payload: () => ({ amount: ['12.50'] }), expect: problem }, { payload: () => ({ amount: true }), expect: problem }],
+  [`POST ${BET}/adjust`]: [{ payload: () => ({ amount: { dollars: 5 }, reason: 'x' }), expect: problem }, { payload: () => ({ amount: '5', reason: ['x'] }), expect: problem }],
   // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
   'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
   'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
@@ -52,7 +61,8 @@ test('the table names every route of the app that takes a body or a query', asyn
 for (const [route, cases] of Object.entries(TABLE)) {
   test(`${route}: a value of the wrong type or wrapped in an array is a 400`, async () => {
     const [method, template] = route.split(' ') as ['GET' | 'POST' | 'PUT', string];
-    const url = template.replace('{meeting_id}', '900001').replace('{race_number}', '1').replace('{runner}', '1');
+    const url = template.replace('{meeting_id}', '900001').replace('{race_number}', '1').replace('{runner}', '1').replace('{jurisdiction}', 'VIC')
+      .replace('{tenant_id}', client.tenant.tenant_id).replace('{bet_id}', '00000000-0000-4000-8000-000000000000');
     for (const c of cases) {
       const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
       const res = await ctx.app.inject({

@@ -19,7 +19,7 @@ export function registerTenantCommands(program: Command): Command {
     .command('create')
     .description('Create a client of a tenant. Prints its client_id and client_secret (shown only this once)')
     .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to')
-    .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog', list)
+    .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin', list)
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated', list)
     .option('--name <text>', 'a label for the client')

@@ -74,7 +74,7 @@ function amountCents(field: string, value: unknown): bigint {
 /** Text an operator gives (a reason): trimmed, 1 to 500 characters; `required` or null when empty. */
 function reasonText(value: unknown, required: boolean): string | null {
   const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : undefined;
-  if (text === undefined || text.length > 500 || (required && text.length === 0)) {
+  if (text === undefined || text.length > 500 || (required && text.length === 0) || text.includes('\u0000')) {
     const message = `must be a text of ${required ? '1' : '0'} to 500 characters saying why`;
     throw new AppError('validation_failed', `reason ${message}`, { extensions: { errors: [{ field: 'reason', message }] } });
   }

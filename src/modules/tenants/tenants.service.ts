@@ -7,7 +7,7 @@ import * as q from './tenants.queries.ts';
 import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 
-export const SCOPES = ['upload', 'report', 'backoffice', 'catalog'] as const;
+export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Tenant {
