@@ -69,7 +69,7 @@ test('bad arguments: one line on stderr, non-zero exit, nothing written', async 
   await refused(['client', 'create', '--scopes', 'upload'], /--tenant/);
   await refused(['client', 'create', '--tenant', 'not-a-uuid', '--scopes', 'upload'], /no tenant with id/);
   const tenant = await ok(['tenant', 'create', '--name', 'Y']);
-  await refused(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload,admin'], /scope "admin"/);
+  await refused(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload,superuser'], /scope "superuser" is not one of upload, report, backoffice, catalog, admin/);
   await refused(['client', 'revoke', 'wl_nobody'], /no client with id "wl_nobody"/);
   const { rows } = await db.pool.query('SELECT count(*)::int AS n FROM operator_clients WHERE tenant_id = $1', [tenant.tenant_id]);
   assert.equal(rows[0].n, 0);
