@@ -201,7 +201,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     const recorded = await service.recordResult(meeting_id, race_number, request.body as { placings: unknown; dividends?: unknown; interim?: boolean });
     if (recorded.status !== 'final') return { ...recorded, settlement: null };
     // The race is queued in the result's transaction; settle it now without holding the answer.
-    // Should this fail, serve's settlement worker takes the race up within a second.
+    // Should this fail, serve's settlement worker takes the race up at its next poll.
     options.settle?.().catch((error: unknown) => request.log.error({ err: error }, 'settling after a result failed; the settlement worker retries it'));
     return reply.status(202).send({ ...recorded, settlement: null });
   });
