@@ -71,6 +71,8 @@ for (const statementCalls of [undefined, 2]) {
       assert.deepEqual((await callsOf(bet.betId)).slice(earlier), expected);
     }
     assert.deepEqual((await callsOf(a.betId)).slice(0, 2).map(([seq, op, , status]) => [seq, op, status]), [[1, 'reserve', 'delivered'], [2, 'refundBet', 'skipped']], 'guard released');
+    const [again] = await batch([credit(a.betId, a.userId)], statementCalls);
+    assert.equal(again!.seq, 6, 'a released guard is no obstacle');
   });
 }
 

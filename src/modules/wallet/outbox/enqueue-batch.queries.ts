@@ -34,7 +34,7 @@ export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<Batch
        SELECT k.tenant_id, k.bet_id, g.transaction_id, g.status
          FROM k CROSS JOIN LATERAL (
                 SELECT transaction_id, status FROM wallet_calls g
-                 WHERE g.tenant_id = k.tenant_id AND g.bet_id = k.bet_id AND g.placement_guard
+                 WHERE g.tenant_id = k.tenant_id AND g.bet_id = k.bet_id AND g.placement_guard AND g.status <> 'skipped'
                    FOR UPDATE) g)
      SELECT 'unconfigured' AS problem, t.tenant_id, NULL::uuid AS bet_id, NULL AS status, NULL::uuid AS transaction_id
        FROM (SELECT DISTINCT tenant_id FROM k) t
@@ -48,7 +48,7 @@ export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<Batch
       WHERE k.refund AND r.status IS DISTINCT FROM 'delivered'
      UNION ALL
      SELECT CASE status WHEN 'pending' THEN 'guard' ELSE 'fired' END, tenant_id, bet_id, status, transaction_id
-       FROM guards WHERE status <> 'skipped'`,
+       FROM guards`,
     values: [bets.map((b) => b.tenant_id), bets.map((b) => b.bet_id), bets.map((b) => b.refund)],
   });
   const check: BatchCheck = { problems: [], guards: [] };
