@@ -2,7 +2,8 @@
 // reference sandbox (run in a separate process, in memory), at 0 ms and 50 ms wallet latency, and
 // the service's own CPU time per delivered call. Before delivery, the calls are queued one per
 // transaction (the first 2,000) and in batches (wallet.enqueueMany, WALLET_BENCH_BATCH per
-// transaction): both rates are reported. Uses DATABASE_URL's server (a scratch database
+// transaction): both rates are reported. WALLET_BENCH_MODE=statements measures the batch enqueue
+// alone at several statement sizes. Uses DATABASE_URL's server (a scratch database
 // is created and dropped) or an embedded PostgreSQL in a temporary directory.
 // Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,6 +16,7 @@ import pg from 'pg';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, withTransaction, type Pool } from '../src/db/pool.ts';
+import { enqueueWalletCalls } from '../src/modules/wallet/outbox/enqueue-batch.ts';
 import type { Services } from '../src/services.ts';
 import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
@@ -114,6 +116,33 @@ async function run(pool: Pool, url: string, latencyMs: number, calls: number, co
   return result;
 }
 
+/**
+ * WALLET_BENCH_MODE=statements: the batch enqueue alone, one transaction of WALLET_BENCH_CALLS
+ * (20,000) calls at several statement sizes, sizes interleaved over three rounds; median calls/s.
+ */
+async function statementSizes(pool: Pool, url: string) {
+  const services = benchServices(pool, url);
+  const tenantId = (await services.tenants.createTenant({ name: 'bench statements' })).tenant_id;
+  await services.wallet.setWallet({ tenantId, url: 'http://127.0.0.1:9/wallet', auth: 'client_credentials', ...CLIENT });
+  const calls = Number(process.env.WALLET_BENCH_CALLS ?? 20_000);
+  const sizes = [500, 1000, 2000, 5000, 10_000, 20_000];
+  const rates = new Map<number, number[]>(sizes.map((size) => [size, []]));
+  for (let round = 0; round < 3; round++) {
+    for (const size of [...sizes].sort(() => Math.random() - 0.5)) {
+      const inputs = Array.from({ length: calls }, () => ({
+        tenantId, betId: randomUUID(), userId: randomUUID(), op: 'credit' as const, amount: '2.50', bonusFlag: false, transactionType: 'cashout',
+      }));
+      const t0 = performance.now();
+      await withTransaction(pool, (tx) => enqueueWalletCalls(tx, inputs, { statementCalls: size }));
+      rates.get(size)!.push(Math.round(calls / ((performance.now() - t0) / 1000)));
+    }
+  }
+  await services.close();
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
+  for (const [size, v] of rates) console.log(`${calls} calls in one transaction, ${size} per statement: ${median(v)} calls/s (runs ${v.join(', ')})`);
+  return { calls, calls_per_s_by_statement_size: Object.fromEntries([...rates].map(([size, v]) => [size, median(v)])) };
+}
+
 async function main() {
   let adminUrl = process.env.DATABASE_URL;
   let tmp: string | undefined;
@@ -133,9 +162,14 @@ async function main() {
   await migrate(url.toString());
   const pool = createPool(url.toString(), 10);
   try {
+    const machine = `${os.cpus().length} cores, Node ${process.versions.node}`;
+    if (process.env.WALLET_BENCH_MODE === 'statements') {
+      console.log(JSON.stringify({ bench: 'wallet-statements', machine, ...await statementSizes(pool, url.toString()) }));
+      return;
+    }
     const fast = await run(pool, url.toString(), 0, Number(process.env.WALLET_BENCH_CALLS ?? 20_000), 50);
     const slow = await run(pool, url.toString(), 50, Number(process.env.WALLET_BENCH_SLOW_CALLS ?? 5_000), 50);
-    console.log(JSON.stringify({ bench: 'wallet', machine: `${os.cpus().length} cores, Node ${process.versions.node}`, fast, slow }));
+    console.log(JSON.stringify({ bench: 'wallet', machine, fast, slow }));
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
