@@ -1,5 +1,5 @@
-// SQL of the batch writer of the outbox (enqueue-batch.ts): the calls of a batch are checked in
-// one statement and written in another, whatever their number (up to the statement size).
+// SQL of the batch writer of the outbox (enqueue-batch.ts): a statement's worth of calls (5,000 by
+// default) is checked by one statement and written by another, whatever the number of bets.
 import type { Queryable } from '../../../db/pool.ts';
 
 /** One bet of a batch, for the checks: whether the batch refunds it. */
@@ -22,14 +22,14 @@ export interface BatchCheck {
 }
 
 /**
- * Checks the bets of a batch before anything is written, and locks their placement guards (FOR
- * UPDATE, in the order given) so that none can be claimed and sent before the caller's transaction
- * ends. No problem: the batch may be written. Each bet is a per-row index probe (LATERAL), so the
- * cost follows the batch, never the table.
+ * Checks the bets of a batch before anything is written, and locks their placement guards still
+ * open (FOR UPDATE, in the order given) so that none can be claimed and sent before the caller's
+ * transaction ends; a released guard is final and needs no lock. No problem: the batch may be
+ * written. Each bet is an index probe (LATERAL), so the cost follows the batch, never the table.
  */
 export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<BatchCheck> {
-  const { rows } = await db.query<{ problem: BatchProblem['problem'] | 'guard'; tenant_id: string; bet_id: string | null; status: string | null; transaction_id: string | null }>({
-    text: `WITH k AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[]) AS k(tenant_id, bet_id, refund)),
+  const { rows } = await db.query<{ problem: BatchProblem['problem'] | 'guard'; tenant_id: string; bet_id: string | null; status: string | null; transaction_id: string | null }>(
+    `WITH k AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[]) AS k(tenant_id, bet_id, refund)),
      guards AS (
        SELECT k.tenant_id, k.bet_id, g.transaction_id, g.status
          FROM k CROSS JOIN LATERAL (
@@ -49,8 +49,8 @@ export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<Batch
      UNION ALL
      SELECT CASE status WHEN 'pending' THEN 'guard' ELSE 'fired' END, tenant_id, bet_id, status, transaction_id
        FROM guards`,
-    values: [bets.map((b) => b.tenant_id), bets.map((b) => b.bet_id), bets.map((b) => b.refund)],
-  });
+    [bets.map((b) => b.tenant_id), bets.map((b) => b.bet_id), bets.map((b) => b.refund)],
+  );
   const check: BatchCheck = { problems: [], guards: [] };
   for (const { transaction_id, ...row } of rows) {
     if (row.problem === 'guard') check.guards.push({ tenant_id: row.tenant_id, transaction_id: transaction_id! });
@@ -82,8 +82,8 @@ const col = <K extends keyof BatchCall>(calls: BatchCall[], key: K) => calls.map
  * a call of a tenant without wallet configured is not inserted.
  */
 export async function insertBatch(db: Queryable, calls: BatchCall[], guards: BatchCheck['guards'], now: Date, notify: string[]): Promise<Map<string, number>> {
-  const { rows } = await db.query<{ transaction_id: string; seq: number }>({
-    text: `WITH i AS (
+  const { rows } = await db.query<{ transaction_id: string; seq: number }>(
+    `WITH i AS (
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::numeric[], $7::bool[], $8::jsonb[], $9::int[])
          AS i(tenant_id, transaction_id, bet_id, user_id, op, amount, bonus_flag, extra, pos)),
      bets AS (SELECT tenant_id, bet_id, max(pos) AS n FROM i GROUP BY tenant_id, bet_id),
@@ -107,9 +107,9 @@ export async function insertBatch(db: Queryable, calls: BatchCall[], guards: Bat
      SELECT transaction_id, seq,
             (SELECT count(pg_notify('wallet_calls', t)) FROM unnest($11::text[]) AS t) AS notified
        FROM ins`,
-    values: [col(calls, 'tenant_id'), col(calls, 'transaction_id'), col(calls, 'bet_id'), col(calls, 'user_id'), col(calls, 'op'),
+    [col(calls, 'tenant_id'), col(calls, 'transaction_id'), col(calls, 'bet_id'), col(calls, 'user_id'), col(calls, 'op'),
       col(calls, 'amount'), col(calls, 'bonus_flag'), calls.map((c) => JSON.stringify(c.extra)), col(calls, 'pos'), now, notify,
       guards.map((g) => g.tenant_id), guards.map((g) => g.transaction_id)],
-  });
+  );
   return new Map(rows.map((r) => [r.transaction_id, r.seq]));
 }
