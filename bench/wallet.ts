@@ -1,6 +1,9 @@
 // npm run bench:wallet — durable wallet calls delivered per second by ONE service process to the
 // reference sandbox (run in a separate process, in memory), at 0 ms and 50 ms wallet latency, and
-// the service's own CPU time per delivered call. Uses DATABASE_URL's server (a scratch database
+// the service's own CPU time per delivered call. Before delivery, the calls are queued one per
+// transaction (the first 2,000) and in batches (wallet.enqueueMany, WALLET_BENCH_BATCH per
+// transaction): both rates are reported. WALLET_BENCH_MODE=statements measures the batch enqueue
+// alone at several statement sizes. Uses DATABASE_URL's server (a scratch database
 // is created and dropped) or an embedded PostgreSQL in a temporary directory.
 // Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -13,11 +16,14 @@ import pg from 'pg';
 import { startEmbedded } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { createPool, withTransaction, type Pool } from '../src/db/pool.ts';
+import { enqueueWalletCalls } from '../src/modules/wallet/outbox/enqueue-batch.ts';
 import type { Services } from '../src/services.ts';
 import { benchServices } from './services.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-123' };
+/** Calls per transaction of the batch enqueue (wallet.enqueueMany). */
+const BATCH = Number(process.env.WALLET_BENCH_BATCH ?? 5000);
 
 if (process.env.WALLET_BENCH_ROLE === 'sandbox') {
   // The wallet side, in its own process so its CPU is not counted as the service's.
@@ -47,20 +53,20 @@ function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: st
   });
 }
 
-async function enqueueMany(pool: Pool, service: Services['wallet'], tenantId: string, n: number, perTx: number) {
+/** Queues n credit calls (each a new bet), perTx calls per transaction on `connections` connections; returns calls/s. */
+async function enqueueCalls(pool: Pool, service: Services['wallet'], tenantId: string, n: number, perTx: number, connections: number) {
+  const call = () => ({
+    tenantId, betId: randomUUID(), userId: randomUUID(), op: 'credit' as const, amount: '2.50', bonusFlag: false, transactionType: 'cashout',
+  });
   const t0 = performance.now();
-  const workers = 4;
   let next = 0;
-  await Promise.all(Array.from({ length: workers }, async () => {
+  await Promise.all(Array.from({ length: connections }, async () => {
     while (next < n) {
       const size = Math.min(perTx, n - next);
       next += size;
       await withTransaction(pool, async (tx) => {
-        for (let i = 0; i < size; i++) {
-          await service.enqueue(tx, {
-            tenantId, betId: randomUUID(), userId: randomUUID(), op: 'credit', amount: '2.50', bonusFlag: false, transactionType: 'cashout',
-          });
-        }
+        if (perTx === 1) await service.enqueue(tx, call());
+        else await service.enqueueMany(tx, Array.from({ length: size }, call));
       });
     }
   }));
@@ -76,8 +82,11 @@ async function run(pool: Pool, url: string, latencyMs: number, calls: number, co
   const tenant = await services.tenants.createTenant({ name: `bench ${latencyMs}` });
   const service = services.wallet;
   await service.setWallet({ tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, concurrency });
-  const enqueueSingle = await enqueueMany(pool, service, tenant.tenant_id, Math.min(2000, calls), 1);
-  await enqueueMany(pool, service, tenant.tenant_id, calls - Math.min(2000, calls), 100);
+  const single = Math.min(2000, calls);
+  const enqueueSingle = await enqueueCalls(pool, service, tenant.tenant_id, single, 1, 4);
+  // The rest as race settlement queues them: batches of BATCH, one transaction at a time.
+  const batched = calls - single;
+  const enqueueBatch = batched ? await enqueueCalls(pool, service, tenant.tenant_id, batched, BATCH, 1) : 0;
   const worker = service.createWorker();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -100,9 +109,38 @@ async function run(pool: Pool, url: string, latencyMs: number, calls: number, co
     calls_per_s: Math.round(calls / seconds),
     cpu_us_per_call: Math.round((cpu.user + cpu.system) / calls),
     enqueue_per_s_one_call_per_tx: Math.round(enqueueSingle),
+    enqueue_batch: Math.min(BATCH, batched),
+    enqueue_per_s_batch: Math.round(enqueueBatch),
   };
-  console.log(`latency ${latencyMs} ms, concurrency ${concurrency}: ${calls} calls in ${result.seconds} s = ${result.calls_per_s} calls/s; service CPU ${result.cpu_us_per_call} µs/call; enqueue (1 call per transaction, 4 connections) ${result.enqueue_per_s_one_call_per_tx}/s`);
+  console.log(`latency ${latencyMs} ms, concurrency ${concurrency}: ${calls} calls in ${result.seconds} s = ${result.calls_per_s} calls/s; service CPU ${result.cpu_us_per_call} µs/call; enqueue (1 call per transaction, 4 connections) ${result.enqueue_per_s_one_call_per_tx}/s, (batches of ${result.enqueue_batch} per transaction, 1 connection) ${result.enqueue_per_s_batch}/s`);
   return result;
+}
+
+/**
+ * WALLET_BENCH_MODE=statements: the batch enqueue alone, one transaction of WALLET_BENCH_CALLS
+ * (20,000) calls at several statement sizes, sizes interleaved over three rounds; median calls/s.
+ */
+async function statementSizes(pool: Pool, url: string) {
+  const services = benchServices(pool, url);
+  const tenantId = (await services.tenants.createTenant({ name: 'bench statements' })).tenant_id;
+  await services.wallet.setWallet({ tenantId, url: 'http://127.0.0.1:9/wallet', auth: 'client_credentials', ...CLIENT });
+  const calls = Number(process.env.WALLET_BENCH_CALLS ?? 20_000);
+  const sizes = [500, 1000, 2000, 5000, 10_000, 20_000];
+  const rates = new Map<number, number[]>(sizes.map((size) => [size, []]));
+  for (let round = 0; round < 3; round++) {
+    for (const size of [...sizes].sort(() => Math.random() - 0.5)) {
+      const inputs = Array.from({ length: calls }, () => ({
+        tenantId, betId: randomUUID(), userId: randomUUID(), op: 'credit' as const, amount: '2.50', bonusFlag: false, transactionType: 'cashout',
+      }));
+      const t0 = performance.now();
+      await withTransaction(pool, (tx) => enqueueWalletCalls(tx, inputs, { statementCalls: size }));
+      rates.get(size)!.push(Math.round(calls / ((performance.now() - t0) / 1000)));
+    }
+  }
+  await services.close();
+  const median = (v: number[]) => [...v].sort((a, b) => a - b)[v.length >> 1]!;
+  for (const [size, v] of rates) console.log(`${calls} calls in one transaction, ${size} per statement: ${median(v)} calls/s (runs ${v.join(', ')})`);
+  return { calls, calls_per_s_by_statement_size: Object.fromEntries([...rates].map(([size, v]) => [size, median(v)])) };
 }
 
 async function main() {
@@ -124,9 +162,14 @@ async function main() {
   await migrate(url.toString());
   const pool = createPool(url.toString(), 10);
   try {
+    const machine = `${os.cpus().length} cores, Node ${process.versions.node}`;
+    if (process.env.WALLET_BENCH_MODE === 'statements') {
+      console.log(JSON.stringify({ bench: 'wallet-statements', machine, ...await statementSizes(pool, url.toString()) }));
+      return;
+    }
     const fast = await run(pool, url.toString(), 0, Number(process.env.WALLET_BENCH_CALLS ?? 20_000), 50);
     const slow = await run(pool, url.toString(), 50, Number(process.env.WALLET_BENCH_SLOW_CALLS ?? 5_000), 50);
-    console.log(JSON.stringify({ bench: 'wallet', machine: `${os.cpus().length} cores, Node ${process.versions.node}`, fast, slow }));
+    console.log(JSON.stringify({ bench: 'wallet', machine, fast, slow }));
   } finally {
     await pool.end();
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

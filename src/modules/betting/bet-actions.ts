@@ -23,7 +23,7 @@ import * as sq from './settlement.queries.ts';
 export interface BetActionDeps {
   db: Pool;
   clock: () => Date;
-  wallet: Pick<WalletService, 'enqueue' | 'callsOfBet'>;
+  wallet: Pick<WalletService, 'enqueueMany' | 'callsOfBet'>;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
 }
 

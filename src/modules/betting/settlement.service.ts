@@ -21,7 +21,7 @@ export interface SettlementDeps {
   db: Pool;
   clock: () => Date;
   catalogue: Pick<CatalogueService, 'raceFacts' | 'recordResult'>;
-  wallet: Pick<WalletService, 'enqueue'>;
+  wallet: Pick<WalletService, 'enqueueMany'>;
   /** Writes settled bets to the reporting store, in the transaction that settles them. */
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
   /** Bets per batch transaction. */
@@ -50,8 +50,9 @@ export function callOf(bet: BetRow, move: Move): WalletCallInput {
   };
 }
 
-export async function queueCalls(wallet: Pick<WalletService, 'enqueue'>, tx: Queryable, calls: WalletCallInput[]): Promise<void> {
-  for (const call of calls) await wallet.enqueue(tx, call);
+/** Queues the calls in a fixed number of statements, in order per bet (the outbox delivers them so). */
+export async function queueCalls(wallet: Pick<WalletService, 'enqueueMany'>, tx: Queryable, calls: WalletCallInput[]): Promise<void> {
+  if (calls.length) await wallet.enqueueMany(tx, calls);
 }
 
 /** Reports the bets whose status changed, with their new status and payout, in `tx`. */

@@ -14,6 +14,7 @@ import { createWalletHttp } from './delivery/http-client.ts';
 import { createWalletMetrics, type WalletMetrics } from './delivery/metrics.ts';
 import { createReserver } from './delivery/reserve.ts';
 import { createWalletWorker } from './delivery/worker.ts';
+import { enqueueWalletCalls } from './outbox/enqueue-batch.ts';
 import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
 export type { WalletCallInput } from './outbox/enqueue.ts';
 
@@ -47,6 +48,8 @@ export function createWalletService(deps: WalletServiceDeps) {
     setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants }, input),
     /** Queues a durable call in the caller's transaction (see outbox/enqueue.ts). */
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
+    /** Queues many durable calls in the caller's transaction, all or none, a bet's in array order. */
+    enqueueMany: (tx: Queryable, inputs: readonly WalletCallInput[]) => enqueueWalletCalls(tx, inputs, { clock }),
     reserve: createReserver({
       db, box, http, clock, metrics,
       leaseMs: config.WAGERLINE_WALLET_LEASE_MS,

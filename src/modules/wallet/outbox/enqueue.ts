@@ -70,9 +70,7 @@ export async function writeOutboxRow(tx: Queryable, row: OutboxRow): Promise<Enq
     lease_until: row.lease?.until ?? null,
     lease_owner: row.lease?.owner ?? null,
   });
-  if (!inserted) {
-    throw new AppError('wallet_not_configured', `tenant "${row.tenantId}" has no wallet configured (wagerline tenant set-wallet)`);
-  }
+  if (!inserted) throw notConfigured(row.tenantId);
   return { transactionId: row.transactionId, betId: row.betId, seq: inserted.seq, op: row.op };
 }
 
@@ -83,13 +81,28 @@ export async function writeOutboxRow(tx: Queryable, row: OutboxRow): Promise<Enq
  * if it rolls back.
  */
 export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, options: { clock?: () => Date } = {}): Promise<EnqueuedCall> {
+  const call = durableCall(input, (options.clock ?? (() => new Date()))());
+  if (call.op === 'refundBet') {
+    const reserve = await reserveStatus(tx, call.tenantId, call.betId);
+    if (reserve !== 'delivered') throw noReservation(call.betId, reserve);
+  }
+  // The bet's next call after a successful reserve releases its placement guard; once the guard
+  // has gone out, the reservation is being released and the bet cannot be taken.
+  if (await releasePlacementGuard(tx, call.tenantId, call.betId, call.now) === 'fired') throw reservationReleased(call.betId);
+  return writeOutboxRow(tx, call);
+}
+
+export type DurableCall = OutboxRow & { op: DurableOperation };
+
+/** Checks a call's fields (spec 2.4, 2.5) and gives it its transactionId: what both enqueues write. */
+export function durableCall(input: WalletCallInput, now: Date): DurableCall {
   if (!(DURABLE_OPERATIONS as readonly string[]).includes(input.op)) {
     throw new AppError('bad_request', `op must be one of ${DURABLE_OPERATIONS.join(', ')} (reserve is sent synchronously), got ${JSON.stringify(input.op)}`);
   }
   if (typeof input.bonusFlag !== 'boolean') throw new AppError('bad_request', 'bonusFlag must be a boolean');
   const tenantId = requireUuid(input.tenantId, 'tenantId');
   const betId = requireUuid(input.betId, 'betId');
-  const call = {
+  return {
     tenantId,
     transactionId: randomUUID(),
     betId,
@@ -98,20 +111,19 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
     amount: normalizeAmount(input.amount),
     bonusFlag: input.bonusFlag,
     extra: validateExtra(input.op, { ...input, betId }),
-    now: (options.clock ?? (() => new Date()))(),
+    now,
   };
-  if (input.op === 'refundBet') {
-    // spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
-    // reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
-    const reserve = await reserveStatus(tx, tenantId, betId);
-    if (reserve !== 'delivered') {
-      throw new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
-    }
-  }
-  // The bet's next call after a successful reserve releases its placement guard; once the guard
-  // has gone out, the reservation is being released and the bet cannot be taken.
-  if (await releasePlacementGuard(tx, tenantId, betId, call.now) === 'fired') {
-    throw new AppError('wallet_reservation_released', `bet ${betId}: its reservation was released (refundBet) because no call followed the reserve within the placement window; the bet cannot be taken`);
-  }
-  return writeOutboxRow(tx, call);
 }
+
+export const notConfigured = (tenantId: string) =>
+  new AppError('wallet_not_configured', `tenant "${tenantId}" has no wallet configured (wagerline tenant set-wallet)`);
+
+/**
+ * spec 3: refundBet only after a successful reservation. Placement takes a bet only when its
+ * reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
+ */
+export const noReservation = (betId: string, reserve: string | null | undefined) =>
+  new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (spec 3: refundBet only after a successful reservation)`);
+
+export const reservationReleased = (betId: string) =>
+  new AppError('wallet_reservation_released', `bet ${betId}: its reservation was released (refundBet) because no call followed the reserve within the placement window; the bet cannot be taken`);
