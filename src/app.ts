@@ -18,6 +18,7 @@ import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
+import { registerBackofficeGraphql } from './modules/backoffice/backoffice.graphql.ts';
 import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
@@ -89,7 +90,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  registerMetrics(app, deps.registry ?? createRegistry());
+  const registry = deps.registry ?? createRegistry();
+  registerMetrics(app, registry);
   const { services } = deps;
   registerAuthenticate(app, services.tokens);
   registerOpsRoutes(app, deps.db, services.tokens);
@@ -98,5 +100,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerIntakeRoutes(app, services.intake, config);
   registerCatalogueRoutes(app, services.catalogue);
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
+  await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;
 }

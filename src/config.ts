@@ -92,6 +92,7 @@ export const SETTINGS = {
   WAGERLINE_WALLET_POLL_MS: setting(integer(50, 600000), 'How often the wallet worker looks for due calls besides LISTEN/NOTIFY wake-ups (retries, expired leases).', '1000'),
   WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: setting(integer(1000, 3600000), 'After a successful reserve, how long placement has to queue the bet\'s next call (confirm or refundBet) before the reservation is released with a refundBet.', '60000'),
   WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
+  WAGERLINE_BACKOFFICE_INTROSPECTION: setting(oneOf('on', 'off'), 'Whether the back-office GraphQL endpoint answers introspection queries (__schema, __type).', 'off'),
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;
