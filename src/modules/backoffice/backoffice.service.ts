@@ -7,6 +7,7 @@
 // on bets also need that client's bearer token with the backoffice scope. A client sees its own
 // tenant and the tenants granted to it (`wagerline client grant`), nothing else.
 import { AppError } from '../../errors.ts';
+import { isUuid } from '../../racing/values.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { BackofficeBet, BackofficeReads, BetsPage } from '../betting/backoffice-reads.ts';
 import type { BetActions } from '../betting/bet-actions.ts';
@@ -50,7 +51,7 @@ function unauthenticated(reason: string, message: string, bearer = false): AppEr
   if (!bearer) return new AppError('api_key_invalid', message, { extensions: { reason } });
   return new AppError('invalid_token', message, {
     extensions: { reason },
-    headers: { 'www-authenticate': `Bearer realm="wagerline", error="invalid_token", error_description="${message}"` },
+    headers: { 'www-authenticate': `Bearer realm="wagerline", error="invalid_token", error_description="${message.replaceAll('"', "'")}"` },
   });
 }
 
@@ -84,10 +85,12 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
 
   /** The tenants of `ids` when the caller may see every one of them; FORBIDDEN (and nothing read) otherwise. */
   function allowedTenants(caller: Caller, ids: string[]): string[] {
+    const notUuid = ids.findIndex((id) => !isUuid(id));
+    if (notUuid >= 0) throw new AppError('bad_request', `tenant id "${String(ids[notUuid]).slice(0, 40)}" is not a UUID`);
     const visible = new Set(caller.client.tenant_ids);
-    const other = ids.find((id) => !visible.has(String(id).toLowerCase()));
+    const other = ids.find((id) => !visible.has(id.toLowerCase()));
     if (other !== undefined) {
-      throw new AppError('tenant_forbidden', `tenant ${String(other).slice(0, 40)} is not granted to client ${caller.client.client_id}`, { extensions: { reason: 'tenant_not_granted' } });
+      throw new AppError('tenant_forbidden', `tenant ${other} is not granted to client ${caller.client.client_id}`, { extensions: { reason: 'tenant_not_granted' } });
     }
     return ids.map((id) => id.toLowerCase());
   }
