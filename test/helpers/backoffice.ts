@@ -52,7 +52,7 @@ export function page(res: LightMyRequestResponse) {
 
 /**
  * An app with a back-office client whose tenant uses the reference wallet, two open races of
- * `meetingId` (runners 1-4, win 3.00 to 6.00, place 1.50; win, place and exacta), a wallet worker
+ * `meetingId` (runners 1-8, win 3.00 to 10.00, place 1.50; win, place and exacta), a wallet worker
  * driven by drain(), and bets placed as a frontend user would place them.
  */
 export async function walletBench(meetingId: number) {
@@ -63,7 +63,7 @@ export async function walletBench(meetingId: number) {
   await ctx.services.catalogue.importCatalog({
     meeting_id: meetingId, date: new Date().toISOString().slice(0, 10), venue: 'Caulfield', jurisdiction: 'VIC', code: 'T',
     races: [1, 2].map((race) => ({ race_number: race, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place', 'exacta'],
-      runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 })) })),
+      runners: [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 })) })),
   });
   const worker = ctx.services.wallet.createWorker({ listen: false });
   return {
