@@ -47,6 +47,15 @@ function operationOf(document: DocumentNode, operationName: string | undefined):
   return [...new Set(fields)].sort().join('+') || 'none';
 }
 
+function isJson(source: string): boolean {
+  try {
+    JSON.parse(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function identifyHook(backoffice: BackofficeService, observer: Observer) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const apiKey = request.headers['x-api-key'];
@@ -91,6 +100,11 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
       errorFormatter: backofficeErrorFormatter((reply, codes) => {
         if (reply && codes.length) observer.note(reply.request).codes = codes;
       }),
+    });
+    // mercurius reads a query that does not parse as GraphQL as a JSON syntax tree, unchecked: a
+    // client's JSON is never taken for a parsed document here.
+    scope.graphql.addHook('preParsing', async (_schema, source) => {
+      if (isJson(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
     });
     scope.graphql.addHook('preExecution', async (_schema, document, context) => {
       const request = context.reply.request;
