@@ -69,3 +69,20 @@ test('metrics count back-office requests and their latency by operation and outc
   assert.match(metrics, /backoffice_requests_total\{operation="none",outcome="UNAUTHENTICATED"\} [1-9]/);
   assert.match(metrics, /backoffice_request_duration_seconds_count\{operation="getBets"\} [1-9]/);
 });
+
+test('request-level refusals are 4xx with a code: not JSON, another media type, too large, U+0000', async () => {
+  const send = (payload: string, type = 'application/json') =>
+    ctx.app.inject({ method: 'POST', url: '/backoffice/query', headers: { ...client.headers, 'content-type': type }, payload });
+  const cases: Array<[Promise<{ statusCode: number; json(): unknown }>, number, string]> = [
+    [send('{"query": '), 400, 'BAD_REQUEST'],
+    [send('{ __typename }', 'text/plain'), 400, 'BAD_REQUEST'],
+    [send('<query/>', 'application/xml'), 415, 'UNSUPPORTED_MEDIA_TYPE'],
+    [send(JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(ctx.config.WAGERLINE_BODY_LIMIT_BYTES) })), 413, 'PAYLOAD_TOO_LARGE'],
+    [send(JSON.stringify({ query: 'mutation C($r: String) { cancelBet(bet: {id: "x", tenant_id: "y"}, reason: $r) { id } }', variables: { r: 'a\u0000b' } })), 400, 'BAD_REQUEST'],
+    [send(JSON.stringify({ query: '0' })), 400, 'BAD_REQUEST'],
+  ];
+  for (const [pending, status, code] of cases) {
+    const res = await pending;
+    assert.deepEqual([res.statusCode, codes(res.json() as never)], [status, [code]], JSON.stringify(res.json()).slice(0, 200));
+  }
+});
