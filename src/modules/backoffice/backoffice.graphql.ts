@@ -5,22 +5,24 @@
 // or 403 there. Query depth and cost are checked while validating (limits.graphql.ts);
 // introspection is off unless WAGERLINE_BACKOFFICE_INTROSPECTION=on.
 //
+// Every request leaves one log line with its client, its operation name and what came of it, and
+// Prometheus metrics by operation: the root fields the request ran ("getBets", "cancelBet",
+// "getBets+__typename") — names of the schema, so their number is bounded whatever clients send;
+// "none" when nothing ran.
+//
 // Live subscriptions go on this same path and instance (mercurius' `subscription` option,
 // graphql-ws over WebSocket): the upgrade request passes the same onRequest identification, and
 // the service's identify() is what a connection_init would call with its payload's token.
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import mercurius from 'mercurius';
-import type { Registry } from 'prom-client';
+import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
 import { BACKOFFICE_SCHEMA } from './backoffice.schema.ts';
 import type { BackofficeService, Caller } from './backoffice.service.ts';
 import { backofficeErrorFormatter, graphqlCode } from './errors.graphql.ts';
 import { limitsRule } from './limits.graphql.ts';
-import { createLoaders } from './loaders.ts';
-import { createObserver, operationNameOf, type Observer } from './observe.ts';
-import { backofficeResolvers, type BackofficeContext } from './resolvers.ts';
-import { SCALARS } from './scalars.graphql.ts';
+import { backofficeResolvers, createLoaders, type BackofficeContext } from './resolvers.graphql.ts';
 
 export const BACKOFFICE_PATH = '/backoffice/query';
 /** Tokens a query may have: a full getBets with every field is about 200. */
@@ -30,6 +32,65 @@ export interface BackofficeGraphqlDeps {
   backoffice: BackofficeService;
   introspection: boolean;
   registry: Registry;
+}
+
+/** What one request did, gathered while it runs. */
+interface RequestNote {
+  clientId?: string;
+  /** The operationName the client sent (clipped), for the log only. */
+  operationName?: string;
+  /** Root fields run, for the log and the metrics. */
+  operation?: string;
+  codes?: string[];
+}
+
+interface Observer {
+  note(request: object): RequestNote;
+  /** Records the request: one log line and the metrics. */
+  done(request: object, answer: { status: number; seconds: number; log: (fields: Record<string, unknown>, message: string) => void }): void;
+}
+
+function createObserver(registry: Registry): Observer {
+  const labelNames = ['operation', 'outcome'] as const;
+  const requests = new Counter({
+    name: 'backoffice_requests_total',
+    help: 'Back-office GraphQL requests by operation (root fields) and outcome (ok, or the first error code)',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'backoffice_request_duration_seconds',
+    help: 'Back-office GraphQL request latency by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const notes = new WeakMap<object, RequestNote>();
+
+  return {
+    note(request) {
+      let note = notes.get(request);
+      if (!note) notes.set(request, (note = {}));
+      return note;
+    },
+    done(request, answer) {
+      const note = notes.get(request) ?? {};
+      const operation = note.operation ?? 'none';
+      const outcome = note.codes?.[0] ?? (answer.status < 400 ? 'ok' : `http_${answer.status}`);
+      requests.inc({ operation, outcome });
+      duration.observe({ operation }, answer.seconds);
+      answer.log({
+        client_id: note.clientId ?? null, operation_name: note.operationName ?? null, operation, status: answer.status,
+        errors: note.codes ?? [], duration_ms: Math.round(answer.seconds * 1000),
+      }, 'back-office request');
+    },
+  };
+}
+
+/** The operationName a request carries (body or query string), as text for a log line. */
+function operationNameOf(source: unknown): string | undefined {
+  const name = typeof source === 'object' && source !== null ? (source as { operationName?: unknown }).operationName : undefined;
+  return typeof name === 'string' ? name.slice(0, 100) : undefined;
 }
 
 /** A refusal before anything ran: GraphQL's answer shape, with the error's HTTP status. */
@@ -93,7 +154,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
       schema: BACKOFFICE_SCHEMA,
       path: BACKOFFICE_PATH,
       graphiql: false,
-      resolvers: { ...backofficeResolvers(deps.backoffice), ...SCALARS } as never,
+      resolvers: backofficeResolvers(deps.backoffice) as never,
       context: (request: FastifyRequest): BackofficeContext => ({ caller: request.backofficeCaller!, loaders: createLoaders(deps.backoffice) }),
       validationRules: [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
       graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
