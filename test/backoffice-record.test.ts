@@ -3,6 +3,7 @@
 // dividends once the race is resulted; the history of states.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { insertBulkBets } from './factories/bulk-bets.ts';
 import { post, walletBench } from './helpers/backoffice.ts';
 
 const MEETING = 880202;
@@ -85,4 +86,13 @@ test('after the result: legs with places paid, sport and dividends; metadata set
   assert.deepEqual([exacta.legs[0].dividend, exacta.legs[0].product_keyword, exacta.metadata.payout], ['12.40', 'exacta', '6.20']);
   const place = await recordOf(placed.partial!.betId);
   assert.deepEqual([place.legs[0].dividend, place.metadata.result, place.metadata.payout], ['1.50', 'WON', '7.50']);
+});
+
+test('a bet left pending by an interrupted placement reads as the frontend reads it, and nothing is written', async () => {
+  const [betId] = await insertBulkBets(bench.ctx.db.pool, { tenantId: bench.client.tenantId, count: 1 });
+  await bench.ctx.db.pool.query("UPDATE bets SET status = 'pending', accepted_stake = NULL, fixed_odds = NULL WHERE bet_id = $1", [betId]);
+  const m = (await recordOf(betId!)).metadata;
+  assert.deepEqual([m.status, m.amount, m.reason_id, m.liability], ['REJECTED', '0.00', 'placement_interrupted', '0.00']);
+  const stored = await bench.ctx.db.pool.query<{ status: string }>('SELECT status FROM bets WHERE bet_id = $1', [betId]);
+  assert.equal(stored.rows[0]!.status, 'pending');
 });

@@ -75,7 +75,7 @@ function metadataOf(row: PageRow): BackofficeMetadata {
     is_partial: accepted !== undefined && accepted > 0n && accepted < parseDollars(row.stake)!, status: upper(row.status),
     source: 'frontend', medium: row.medium, bet_limit_id: row.bet_limit,
     reason: cancelled ? row.cancel_reason : row.reason, reason_id: cancelled ? 'cancelled' : row.reason_code, message: row.reason,
-    action_id: String(row.last_seq), liability_percentage: fixed ? '100.00' : '0.00', liability: liability(row, fixed),
+    action_id: String(row.last_seq ?? 0), liability_percentage: fixed ? '100.00' : '0.00', liability: liability(row, fixed),
     is_fixed: fixed, is_flexi: !fixed && row.percentage !== null && Number(row.percentage) < 100, is_boxed: row.boxed, bet_type: kind,
     teller_id: null, is_cashout: row.status === 'cashed_out', is_livebet: row.live, ip_address: row.ip_address,
     result: row.result ? (row.result.toUpperCase() as 'WON' | 'LOST') : null, payout: row.payout,

@@ -5,8 +5,8 @@ import type { BetRow } from './betting.queries.ts';
 
 /** A bet of a back-office page, with what its record needs besides the row. */
 export interface PageRow extends BetRow {
-  /** The sequence number of the bet's latest history entry. */
-  last_seq: number;
+  /** The sequence number of the bet's latest history entry (null: none). */
+  last_seq: number | null;
   /** Whether the bet was taken at or after the advertised start of one of its races. */
   live: boolean;
 }
