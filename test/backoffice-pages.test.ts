@@ -72,7 +72,7 @@ test('limit: 100 by default, 1 to 1,000; last_id must be a bet of the tenants as
     post(ctx, client.headers, GET_BETS, { input: { tenant: { ids }, pagination } }, 'GetBets');
   assert.equal((await ask({})).body.data!.getBets.pagination.count, 100);
   assert.equal((await ask({ limit: 1000 })).body.data!.getBets.pagination.count, 1000);
-  for (const pagination of [{ limit: 1001 }, { limit: 0 }, { limit: -5 }, { last_id: '00000000-0000-4000-8000-000000000000' }, { last_id: all[2000] }]) {
+  for (const pagination of [{ limit: 1001 }, { limit: 0 }, { limit: -5 }, { last_id: '' }, { last_id: '00000000-0000-4000-8000-000000000000' }, { last_id: all[2000] }]) {
     const { res, body } = await ask(pagination);
     assert.deepEqual([res.statusCode, codes(body), body.data], [200, ['BAD_USER_INPUT'], null], JSON.stringify(pagination));
   }

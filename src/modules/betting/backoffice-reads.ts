@@ -58,11 +58,12 @@ function checked(query: BetsQuery): q.PageQuery {
   const limit = query.limit ?? DEFAULT_PAGE;
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`pagination.limit must be 1 to ${MAX_PAGE}, got ${limit}`);
   if (query.tenantIds.length === 0) throw badInput('tenant.ids must name at least one tenant');
-  const bad = [...query.tenantIds, ...(query.betIds ?? []), ...(query.lastId ? [query.lastId] : [])].find((id) => !isUuid(id));
+  const lastId = query.lastId ?? null;
+  const bad = [...query.tenantIds, ...(query.betIds ?? []), ...(lastId === null ? [] : [lastId])].find((id) => !isUuid(id));
   if (bad !== undefined) throw badInput(`"${String(bad).slice(0, 40)}" is not a UUID (tenant and bet ids are)`);
   if ((query.betIds?.length ?? 0) > MAX_PAGE) throw badInput(`tenant.bet_ids may name at most ${MAX_PAGE} bets`);
   const lower = (ids: string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
-  return { tenantIds: lower(query.tenantIds), betIds: query.betIds ? lower(query.betIds) : null, lastId: query.lastId?.toLowerCase() ?? null, limit };
+  return { tenantIds: lower(query.tenantIds), betIds: query.betIds ? lower(query.betIds) : null, lastId: lastId?.toLowerCase() ?? null, limit };
 }
 
 export function createBackofficeReads(deps: BackofficeReadsDeps) {
