@@ -18,6 +18,7 @@ import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
+import { registerBackofficeGraphql } from './modules/backoffice/backoffice.graphql.ts';
 import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
 import { registerBetAdminRoutes } from './modules/betting/betting.http.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
@@ -92,7 +93,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
-  registerMetrics(app, deps.registry ?? createRegistry());
+  const registry = deps.registry ?? createRegistry();
+  registerMetrics(app, registry);
   const { services } = deps;
   registerAuthenticate(app, services.tokens);
   registerOpsRoutes(app, deps.db, services.tokens);
@@ -103,5 +105,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerCatalogueRoutes(app, services.catalogue, { settle: () => services.settlement.runPending() });
   registerBetAdminRoutes(app, services.bets);
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
+  await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;
 }

@@ -94,6 +94,7 @@ export const SETTINGS = {
   WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
   WAGERLINE_SETTLEMENT_BATCH: setting(integer(1, 100000), 'Bets settled per transaction when a race is settled.', '1000'),
   WAGERLINE_SETTLEMENT_POLL_MS: setting(integer(50, 600000), 'How often serve looks for races queued for settlement (results through the admin API, settlements a stopped process left half-way).', '1000'),
+  WAGERLINE_BACKOFFICE_INTROSPECTION: setting(oneOf('on', 'off'), 'Whether the back-office GraphQL endpoint answers introspection queries (__schema, __type).', 'off'),
 } satisfies Record<string, Setting<unknown>>;
 
 type Settings = typeof SETTINGS;

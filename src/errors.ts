@@ -44,6 +44,9 @@ export const ERROR_CODES = {
   // settlement (docs/settlement.md)
   bet_not_found: { status: 404, title: 'Bet not found' },
   bet_state_conflict: { status: 409, title: 'The bet\'s state does not allow this change' },
+  // back-office (docs/backoffice.md)
+  api_key_invalid: { status: 401, title: 'Missing or unknown back-office API key' },
+  tenant_forbidden: { status: 403, title: 'The tenant is not granted to this client' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -10,6 +10,8 @@ import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { createCursorCodec } from './http/cursor.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
+import { createBackofficeService } from './modules/backoffice/backoffice.service.ts';
+import { createBackofficeReads } from './modules/betting/backoffice-reads.ts';
 import { createBetActions } from './modules/betting/bet-actions.ts';
 import { createBettingService } from './modules/betting/betting.service.ts';
 import { createSettlementService, queueRaceSettlement } from './modules/betting/settlement.service.ts';
@@ -57,16 +59,17 @@ export function createServices(deps: ServiceDeps) {
     ...(deps.listenUrl && { listenUrl: deps.listenUrl }),
     ...(deps.log && { log: deps.log }),
   });
-  const betting = createBettingService({
-    db, catalogue, wallet, tenants, clock, cursors, reporting: intake,
-    // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
-    interruptedAfterMs: config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
-      + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS,
-  });
+  // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
+  const interruptedAfterMs = config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
+    + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS;
+  const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs });
   const settlement = createSettlementService({ db, clock, catalogue, wallet, reporting: intake, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
   const bets = createBetActions({ db, clock, wallet, reporting: intake });
+  // The back-office reads bets through the betting module, and decides who sees which tenants.
+  const backofficeReads = createBackofficeReads({ db, clock, catalogue, wallet, interruptedAfterMs });
+  const backoffice = createBackofficeService({ tenants, tokens, reads: backofficeReads, bets });
   return {
-    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets,
+    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets, backofficeReads, backoffice,
     /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
     async close(): Promise<void> {
       tokens.stop();

@@ -10,7 +10,7 @@ let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
   ctx = await createTestApp();
-  client = await seedClient(ctx, { scopes: ['upload', 'catalog', 'admin'] });
+  client = await seedClient(ctx, { scopes: ['upload', 'catalog', 'admin', 'backoffice'] });
 });
 after(() => ctx.close());
 
@@ -48,6 +48,13 @@ const TABLE: Record<string, Case[]> = {
   // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
   'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
   'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
+  'POST /backoffice/query': [
+    { payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError },
+    { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError },
+    { payload: () => ({ query: 'query Q($l: Int) { getBets(input: {tenant: {ids: []}, pagination: {limit: $l}}) { bets { id } } }', variables: { l: '5' } }), expect: graphqlError },
+    { payload: () => ({ query: '{ getBets(input: {tenant: {ids: "x"}, pagination: {limit: "5"}}) { bets { id } } }' }), expect: graphqlError },
+  ],
+  'GET /backoffice/query': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
 };
 
 test('the table names every route of the app that takes a body or a query', async () => {
@@ -67,7 +74,10 @@ for (const [route, cases] of Object.entries(TABLE)) {
       const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
       const res = await ctx.app.inject({
         method, url: c.query ? `${url}?${c.query}` : url, payload,
-        headers: { ...(payload ? { 'content-type': 'application/json' } : {}), ...(route.includes('oauth') ? {} : client.auth) },
+        headers: {
+          ...(payload ? { 'content-type': 'application/json' } : {}), ...(route.includes('oauth') ? {} : client.auth),
+          ...(route.includes('backoffice') ? { 'x-api-key': client.client.client_id } : {}),
+        },
       });
       assert.equal(res.statusCode, 400, `${route} ${payload ?? c.query}: ${res.body}`);
       c.expect(res.json());

@@ -1,4 +1,4 @@
-// tenant create, client create | list | rotate-secret | revoke.
+// tenant create, client create | list | rotate-secret | revoke | grant.
 import type { Command } from 'commander';
 import { list, withRuntime } from '../run.ts';
 
@@ -45,5 +45,13 @@ export function registerTenantCommands(program: Command): Command {
     .description('Revoke a client: no new tokens, and its tokens stop working within WAGERLINE_AUTH_REFRESH_SECONDS')
     .argument('<client_id>')
     .action((clientId: string) => withRuntime((rt) => rt.services.tenants.revokeClient(clientId)));
+  client
+    .command('grant')
+    .description('Let a back-office client see more tenants than its own (a group operator running several brands); ' +
+      'replaces its earlier grant, "none" removes it. Prints {"client_id", "tenant_id", "granted", "tenants"}')
+    .argument('<client_id>')
+    .requiredOption('--tenants <list>', 'tenant ids, comma-separated, or none', list)
+    .action((clientId: string, opts: { tenants: string[] }) => withRuntime((rt) =>
+      rt.services.tenants.grantTenants(clientId, opts.tenants.length === 1 && opts.tenants[0] === 'none' ? [] : opts.tenants)));
   return tenant;
 }

@@ -30,3 +30,11 @@ export async function upsertRaceStarts(
     [races.map((r) => r.meeting_id), races.map((r) => r.race_number), races.map((r) => r.start_time)],
   );
 }
+
+/** The racing code (T, H, G) and jurisdiction of each meeting named, in one statement. */
+export async function meetingCodes(db: Queryable, meetingIds: Array<number | string>): Promise<Array<{ meeting_id: string; code: string; jurisdiction: string }>> {
+  if (!meetingIds.length) return [];
+  const { rows } = await db.query<{ meeting_id: string; code: string; jurisdiction: string }>(
+    'SELECT meeting_id, code, jurisdiction FROM meetings WHERE meeting_id = ANY ($1::bigint[])', [meetingIds.map(String)]);
+  return rows;
+}

@@ -261,6 +261,12 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       return loadRaceFacts(tx, races);
     },
 
+    /** The racing code (T thoroughbred, H harness, G greyhound) and jurisdiction of meetings, keyed by meeting id. */
+    async meetingCodes(meetingIds: Array<number | string>): Promise<Map<string, { code: 'T' | 'H' | 'G'; jurisdiction: string }>> {
+      const rows = await q.meetingCodes(db, [...new Set(meetingIds.map(String))]);
+      return new Map(rows.map((r) => [r.meeting_id, { code: r.code as 'T' | 'H' | 'G', jurisdiction: r.jurisdiction }]));
+    },
+
     /** Every price a runner has had, oldest first. */
     async priceHistory(meetingId: number, raceNumber: number, runner: number) {
       return (await rq.priceHistory(db, meetingId, raceNumber, runner)).map((h) => ({

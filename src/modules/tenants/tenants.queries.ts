@@ -84,3 +84,28 @@ export async function revokedClientIds(db: Queryable): Promise<string[]> {
   );
   return rows.map((r) => r.client_id);
 }
+
+/** A client with the tenants granted to it for the back-office (its own tenant not included). */
+export async function findClientWithGrants(db: Queryable, clientId: string): Promise<(ClientRow & { granted: string[] }) | undefined> {
+  const { rows } = await db.query<ClientRow & { granted: string[] }>(
+    `SELECT c.*, array(SELECT g.tenant_id::text FROM backoffice_grants g WHERE g.client_id = c.client_id ORDER BY g.tenant_id) AS granted
+       FROM operator_clients c WHERE c.client_id = $1`,
+    [clientId],
+  );
+  return rows[0];
+}
+
+/** Replaces the tenants granted to a client (in one statement: the old grants not named go). */
+export async function replaceGrants(db: Queryable, clientId: string, tenantIds: string[]): Promise<void> {
+  await db.query(
+    `WITH gone AS (DELETE FROM backoffice_grants WHERE client_id = $1 AND NOT (tenant_id = ANY ($2::uuid[])))
+     INSERT INTO backoffice_grants (client_id, tenant_id) SELECT $1, t FROM unnest($2::uuid[]) AS t
+     ON CONFLICT (client_id, tenant_id) DO NOTHING`,
+    [clientId, tenantIds],
+  );
+}
+
+export async function existingTenants(db: Queryable, tenantIds: string[]): Promise<string[]> {
+  const { rows } = await db.query<{ tenant_id: string }>('SELECT tenant_id FROM tenants WHERE tenant_id = ANY ($1::uuid[])', [tenantIds]);
+  return rows.map((r) => r.tenant_id);
+}

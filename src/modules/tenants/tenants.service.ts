@@ -17,6 +17,14 @@ export interface Tenant {
   timezone: string;
 }
 
+/** A back-office client as the back-office sees it: its own tenant first, then those granted. */
+export interface BackofficeClient {
+  client_id: string;
+  tenant_id: string;
+  scopes: string[];
+  tenant_ids: string[];
+}
+
 /** A client as shown to its owner: everything but the secret. */
 export interface ClientView {
   client_id: string;
@@ -117,6 +125,35 @@ export function createTenantService({ db }: { db: Pool }) {
         jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/),
       });
       return { ...view(row), client_secret: secret };
+    },
+
+    /**
+     * The back-office client a request names (its x-api-key): an active client with the backoffice
+     * scope, and the tenants it may see; undefined for anything else, without a query for a value
+     * no client id can be.
+     */
+    async backofficeClient(clientId: string): Promise<BackofficeClient | undefined> {
+      if (clientId.length === 0 || clientId.length > 100 || clientId.includes('\u0000')) return undefined;
+      const row = await q.findClientWithGrants(db, clientId);
+      if (!row || row.status !== 'active' || !row.scopes.includes('backoffice')) return undefined;
+      const tenant_ids = [row.tenant_id, ...row.granted.filter((t) => t !== row.tenant_id)];
+      return { client_id: row.client_id, tenant_id: row.tenant_id, scopes: row.scopes, tenant_ids };
+    },
+
+    /** Sets the tenants a back-office client may see besides its own (replacing any earlier grant). */
+    async grantTenants(clientId: string, tenantIds: string[]) {
+      const client = clientId.includes('\u0000') ? undefined : await q.findClient(db, clientId);
+      if (!client) throw new AppError('client_not_found', `no client with id "${clientId.slice(0, 40)}"`);
+      if (!client.scopes.includes('backoffice')) throw bad(`client ${client.client_id} has no backoffice scope: grants are for back-office clients`);
+      const wanted = [...new Set(tenantIds.map((t) => t.trim().toLowerCase()).filter((t) => t && t !== client.tenant_id))];
+      const notUuid = wanted.findIndex((t) => !isUuid(t));
+      if (notUuid >= 0) throw bad(`tenant "${wanted[notUuid]!.slice(0, 40)}" is not a tenant id (a UUID)`);
+      const existing = new Set(await q.existingTenants(db, wanted));
+      const missing = wanted.find((t) => !existing.has(t));
+      if (missing) throw new AppError('tenant_not_found', `no tenant with id "${missing}"`);
+      await q.replaceGrants(db, clientId, wanted);
+      const granted = (await q.findClientWithGrants(db, clientId))!.granted;
+      return { client_id: client.client_id, tenant_id: client.tenant_id, granted, tenants: [client.tenant_id, ...granted] };
     },
 
     async listClients(tenantId: string): Promise<ClientView[]> {

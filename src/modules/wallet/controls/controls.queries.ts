@@ -7,6 +7,18 @@ export async function callsOfBet(db: Queryable, betId: string): Promise<CallRow[
   return rows;
 }
 
+/** The calls of several bets (tenant and bet), in one statement, each bet's in sequence order. */
+export async function callsOfBetKeys(db: Queryable, keys: { tenant_id: string; bet_id: string }[]): Promise<CallRow[]> {
+  if (!keys.length) return [];
+  const { rows } = await db.query<CallRow>(
+    `SELECT w.* FROM wallet_calls w
+       JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, bet_id) USING (tenant_id, bet_id)
+      ORDER BY w.tenant_id, w.bet_id, w.seq`,
+    [keys.map((k) => k.tenant_id), keys.map((k) => k.bet_id)],
+  );
+  return rows;
+}
+
 export async function attemptsOf(db: Queryable, keys: { tenant_id: string; transaction_id: string }[]): Promise<AttemptRow[]> {
   if (!keys.length) return [];
   const { rows } = await db.query<AttemptRow>(

@@ -1,0 +1,175 @@
+// The back-office GraphQL endpoint (docs/backoffice.md): POST /backoffice/query (GET for queries),
+// a mercurius instance of its own with its own schema, in an encapsulated plugin context so it sits
+// beside the frontend's /graphql. Every request is identified by its x-api-key (and bearer token)
+// in onRequest, before its body is read and before any resolver runs; a refused one is answered 401
+// or 403 there. Query depth and cost are checked while validating (limits.graphql.ts);
+// introspection is off unless WAGERLINE_BACKOFFICE_INTROSPECTION=on.
+//
+// Every request leaves one log line with its client, its operation name and what came of it, and
+// Prometheus metrics by operation: the root fields the request ran ("getBets", "cancelBet",
+// "getBets+__typename") — names of the schema, so their number is bounded whatever clients send;
+// "none" when nothing ran.
+//
+// Live subscriptions go on this same path and instance (mercurius' `subscription` option,
+// graphql-ws over WebSocket): the upgrade request passes the same onRequest identification, and
+// the service's identify() is what a connection_init would call with its payload's token.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
+import mercurius from 'mercurius';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { AppError } from '../../errors.ts';
+import { BACKOFFICE_SCHEMA } from './backoffice.schema.ts';
+import type { BackofficeService, Caller } from './backoffice.service.ts';
+import { backofficeErrorFormatter, graphqlCode } from './errors.graphql.ts';
+import { limitsRule } from './limits.graphql.ts';
+import { backofficeResolvers, createLoaders, type BackofficeContext } from './resolvers.graphql.ts';
+
+export const BACKOFFICE_PATH = '/backoffice/query';
+/** Tokens a query may have: a full getBets with every field is about 200. */
+export const MAX_TOKENS = 2000;
+
+export interface BackofficeGraphqlDeps {
+  backoffice: BackofficeService;
+  introspection: boolean;
+  registry: Registry;
+}
+
+/** What one request did, gathered while it runs. */
+interface RequestNote {
+  clientId?: string;
+  /** The operationName the client sent (clipped), for the log only. */
+  operationName?: string;
+  /** Root fields run, for the log and the metrics. */
+  operation?: string;
+  codes?: string[];
+}
+
+interface Observer {
+  note(request: object): RequestNote;
+  /** Records the request: one log line and the metrics. */
+  done(request: object, answer: { status: number; seconds: number; log: (fields: Record<string, unknown>, message: string) => void }): void;
+}
+
+function createObserver(registry: Registry): Observer {
+  const labelNames = ['operation', 'outcome'] as const;
+  const requests = new Counter({
+    name: 'backoffice_requests_total',
+    help: 'Back-office GraphQL requests by operation (root fields) and outcome (ok, or the first error code)',
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: 'backoffice_request_duration_seconds',
+    help: 'Back-office GraphQL request latency by operation',
+    labelNames: ['operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const notes = new WeakMap<object, RequestNote>();
+
+  return {
+    note(request) {
+      let note = notes.get(request);
+      if (!note) notes.set(request, (note = {}));
+      return note;
+    },
+    done(request, answer) {
+      const note = notes.get(request) ?? {};
+      const operation = note.operation ?? 'none';
+      const outcome = note.codes?.[0] ?? (answer.status < 400 ? 'ok' : `http_${answer.status}`);
+      requests.inc({ operation, outcome });
+      duration.observe({ operation }, answer.seconds);
+      answer.log({
+        client_id: note.clientId ?? null, operation_name: note.operationName ?? null, operation, status: answer.status,
+        errors: note.codes ?? [], duration_ms: Math.round(answer.seconds * 1000),
+      }, 'back-office request');
+    },
+  };
+}
+
+/** The operationName a request carries (body or query string), as text for a log line. */
+function operationNameOf(source: unknown): string | undefined {
+  const name = typeof source === 'object' && source !== null ? (source as { operationName?: unknown }).operationName : undefined;
+  return typeof name === 'string' ? name.slice(0, 100) : undefined;
+}
+
+/** A refusal before anything ran: GraphQL's answer shape, with the error's HTTP status. */
+function refuse(reply: FastifyReply, error: AppError): FastifyReply {
+  for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  const reason = typeof error.extensions.reason === 'string' ? { reason: error.extensions.reason } : {};
+  return reply.code(error.status).send({ data: null, errors: [{ message: error.message, extensions: { code: graphqlCode(error.code), ...reason } }] });
+}
+
+/** The root fields the request runs, for metrics: names of the schema only. */
+function operationOf(document: DocumentNode, operationName: string | undefined): string {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 'none';
+  const fields = operation.selectionSet.selections.flatMap((s) => (s.kind === 'Field' ? [s.name.value] : []));
+  return [...new Set(fields)].sort().join('+') || 'none';
+}
+
+function isJson(source: string): boolean {
+  try {
+    JSON.parse(source);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function identifyHook(backoffice: BackofficeService, observer: Observer) {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const apiKey = request.headers['x-api-key'];
+    try {
+      const caller = await backoffice.identify({ apiKey: typeof apiKey === 'string' ? apiKey : undefined, authorization: request.headers.authorization });
+      request.backofficeCaller = caller;
+      observer.note(request).clientId = caller.client.client_id;
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      observer.note(request).codes = [graphqlCode(error.code)];
+      return refuse(reply, error);
+    }
+  };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    backofficeCaller: Caller | null;
+  }
+}
+
+export async function registerBackofficeGraphql(app: FastifyInstance, deps: BackofficeGraphqlDeps): Promise<void> {
+  // Its own plugin context: mercurius decorates the instance it is registered on (app.graphql).
+  await app.register(async (scope) => {
+    const observer = createObserver(deps.registry);
+    scope.decorateRequest('backofficeCaller', null);
+    scope.addHook('onRequest', identifyHook(deps.backoffice, observer));
+    scope.addHook('preHandler', async (request) => {
+      observer.note(request).operationName = operationNameOf(request.method === 'GET' ? request.query : request.body);
+    });
+    scope.addHook('onResponse', async (request, reply) => {
+      observer.done(request, { status: reply.statusCode, seconds: reply.elapsedTime / 1000, log: (fields, message) => request.log.info(fields, message) });
+    });
+    await scope.register(mercurius, {
+      schema: BACKOFFICE_SCHEMA,
+      path: BACKOFFICE_PATH,
+      graphiql: false,
+      resolvers: backofficeResolvers(deps.backoffice) as never,
+      context: (request: FastifyRequest): BackofficeContext => ({ caller: request.backofficeCaller!, loaders: createLoaders(deps.backoffice) }),
+      validationRules: [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+      graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
+      errorFormatter: backofficeErrorFormatter((reply, codes) => {
+        if (reply && codes.length) observer.note(reply.request).codes = codes;
+      }),
+    });
+    // mercurius reads a query that does not parse as GraphQL as a JSON syntax tree, unchecked: a
+    // client's JSON is never taken for a parsed document here.
+    scope.graphql.addHook('preParsing', async (_schema, source) => {
+      if (isJson(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
+    });
+    scope.graphql.addHook('preExecution', async (_schema, document, context) => {
+      const request = context.reply.request;
+      observer.note(request).operation = operationOf(document, observer.note(request).operationName);
+    });
+  });
+}

@@ -1,0 +1,139 @@
+// The back-office (docs/backoffice.md): who is asking, which tenants they may see, and the two
+// operations — a page of bets and a cancel — on the betting module's reads and actions. Transport
+// free: the GraphQL adapter (backoffice.graphql.ts) calls it per request, and a subscription or a
+// dashboard can call it the same way.
+//
+// A request names its client in x-api-key (an active client with the backoffice scope). Operations
+// on bets also need that client's bearer token with the backoffice scope. A client sees its own
+// tenant and the tenants granted to it (`wagerline client grant`), nothing else.
+import { AppError } from '../../errors.ts';
+import { isUuid } from '../../racing/values.ts';
+import type { Principal } from '../auth/tokens.service.ts';
+import type { BackofficeBet, BackofficeReads, BetsPage } from '../betting/backoffice-reads.ts';
+import type { BetActions } from '../betting/bet-actions.ts';
+import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
+
+export const SCOPE = 'backoffice';
+/** Longest cancel reason kept (it is shown as metadata.reason). */
+export const MAX_REASON = 500;
+
+export interface Caller {
+  client: BackofficeClient;
+  /** The verified bearer token, or null when the request carried none. */
+  principal: Principal | null;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<Principal>;
+}
+
+export interface BackofficeServiceDeps {
+  tenants: Pick<TenantService, 'backofficeClient'>;
+  tokens: TokenVerifier;
+  reads: BackofficeReads;
+  bets: Pick<BetActions, 'cancelBet'>;
+}
+
+export interface GetBetsInput {
+  tenant: { ids: string[]; bet_ids?: string[] | null };
+  pagination?: { last_id?: string | null; limit?: number | null } | null;
+}
+
+export interface CancelResult {
+  id: string;
+  status: string;
+  previous_status: string;
+  changed: boolean;
+  bet: BackofficeBet;
+}
+
+function unauthenticated(reason: string, message: string, bearer = false): AppError {
+  if (!bearer) return new AppError('api_key_invalid', message, { extensions: { reason } });
+  return new AppError('invalid_token', message, {
+    extensions: { reason },
+    headers: { 'www-authenticate': `Bearer realm="wagerline", error="invalid_token", error_description="${message.replaceAll('"', "'")}"` },
+  });
+}
+
+function tokenReason(message: string): string {
+  if (/expired/.test(message)) return 'token_expired';
+  if (/revoked/.test(message)) return 'client_revoked';
+  return 'token_invalid';
+}
+
+export function createBackofficeService(deps: BackofficeServiceDeps) {
+  async function principalOf(authorization: string | undefined, client: BackofficeClient): Promise<Principal | null> {
+    if (authorization === undefined) return null;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (!match) throw unauthenticated('token_invalid', 'the Authorization header is not "Bearer <access token>"', true);
+    let principal: Principal;
+    try {
+      principal = await deps.tokens.verify(match[1]!);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : 'the token is invalid';
+      throw unauthenticated(tokenReason(message), message, true);
+    }
+    if (principal.clientId !== client.client_id) throw unauthenticated('token_client_mismatch', 'the access token belongs to another client than x-api-key', true);
+    if (!principal.scopes.includes(SCOPE)) {
+      throw new AppError('insufficient_scope', `the access token lacks the "${SCOPE}" scope`, {
+        extensions: { reason: 'scope' },
+        headers: { 'www-authenticate': `Bearer realm="wagerline", error="insufficient_scope", scope="${SCOPE}"` },
+      });
+    }
+    return principal;
+  }
+
+  /** The tenants of `ids` when the caller may see every one of them; FORBIDDEN (and nothing read) otherwise. */
+  function allowedTenants(caller: Caller, ids: string[]): string[] {
+    const notUuid = ids.findIndex((id) => !isUuid(id));
+    if (notUuid >= 0) throw new AppError('bad_request', `tenant id "${String(ids[notUuid]).slice(0, 40)}" is not a UUID`);
+    const visible = new Set(caller.client.tenant_ids);
+    const other = ids.find((id) => !visible.has(id.toLowerCase()));
+    if (other !== undefined) {
+      throw new AppError('tenant_forbidden', `tenant ${other} is not granted to client ${caller.client.client_id}`, { extensions: { reason: 'tenant_not_granted' } });
+    }
+    return ids.map((id) => id.toLowerCase());
+  }
+
+  /** The caller's token, required for operations on bets. */
+  function requireToken(caller: Caller): Principal {
+    if (!caller.principal) throw unauthenticated('token_missing', 'an access token is required: Authorization: Bearer <token> from POST /oauth/token', true);
+    return caller.principal;
+  }
+
+  return {
+    /** Who is asking: refused (UNAUTHENTICATED or FORBIDDEN) before anything is read or run. */
+    async identify(headers: { apiKey: string | undefined; authorization: string | undefined }): Promise<Caller> {
+      if (!headers.apiKey) throw unauthenticated('api_key_missing', 'x-api-key is required: the client_id of a back-office client');
+      const client = await deps.tenants.backofficeClient(headers.apiKey);
+      if (!client) throw unauthenticated('api_key_unknown', 'x-api-key is not the client_id of an active back-office client');
+      return { client, principal: await principalOf(headers.authorization, client) };
+    },
+
+    async getBets(caller: Caller, input: GetBetsInput): Promise<BetsPage> {
+      requireToken(caller);
+      return deps.reads.bets({
+        tenantIds: allowedTenants(caller, input.tenant.ids), betIds: input.tenant.bet_ids ?? null,
+        lastId: input.pagination?.last_id ?? null, limit: input.pagination?.limit ?? null,
+      });
+    },
+
+    /** Cancels a bet (bet-actions.ts): a second cancel changes nothing and sends nothing. */
+    async cancelBet(caller: Caller, ref: { id: string; tenant_id: string }, reason: string | null | undefined): Promise<CancelResult> {
+      requireToken(caller);
+      const [tenantId] = allowedTenants(caller, [ref.tenant_id]);
+      const why = reason?.trim() || null;
+      if (why !== null && why.length > MAX_REASON) throw new AppError('bad_request', `reason must be at most ${MAX_REASON} characters`);
+      const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: caller.client.client_id });
+      const { bets: [bet] } = await deps.reads.bets({ tenantIds: [done.tenant_id], betIds: [done.bet_id], limit: 1 });
+      return { id: done.bet_id, status: done.status.toUpperCase(), previous_status: done.previous_status.toUpperCase(), changed: done.changed, bet: bet! };
+    },
+
+    /** A page's legs, wallet calls and history, batched (the adapter's loaders call these). */
+    legs: (bets: BackofficeBet[]) => deps.reads.legs(bets),
+    walletCalls: (bets: BackofficeBet[]) => deps.reads.walletCalls(bets),
+    history: (bets: BackofficeBet[]) => deps.reads.history(bets),
+  };
+}
+
+export type BackofficeService = ReturnType<typeof createBackofficeService>;

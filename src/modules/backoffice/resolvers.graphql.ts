@@ -1,0 +1,111 @@
+// The resolvers of the back-office schema (backoffice.schema.ts): thin calls into the back-office
+// service with the request's caller. The fields that need more reads (legs, wallet calls, history)
+// go through per-request loaders: collected while GraphQL walks a page, then read for the whole
+// page at once — a fixed number of statements per page, whatever its size (no N+1). The scalars
+// are output only in practice (no argument takes them), but each also reads input strictly.
+import { GraphQLError, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
+import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, WalletCallRecord } from '../betting/backoffice-reads.ts';
+import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
+
+type Load<K, V> = (keys: K[]) => Promise<V[]>;
+
+/**
+ * A function that asks for one key and gets its value, while the keys asked for until the next
+ * turn of the event loop are loaded by one call of `load` (values in the order of the keys). The
+ * same key asked twice is loaded once.
+ */
+export function batcher<K, V>(load: Load<K, V>): (key: K) => Promise<V> {
+  let queue: Map<K, Array<{ resolve: (v: V) => void; reject: (e: unknown) => void }>> | null = null;
+  const flush = async (batch: NonNullable<typeof queue>) => {
+    const keys = [...batch.keys()];
+    try {
+      const values = await load(keys);
+      keys.forEach((key, i) => batch.get(key)!.forEach((w) => w.resolve(values[i]!)));
+    } catch (error) {
+      for (const waiters of batch.values()) waiters.forEach((w) => w.reject(error));
+    }
+  };
+  return (key) => new Promise<V>((resolve, reject) => {
+    if (!queue) {
+      const batch = new Map<K, Array<{ resolve: (v: V) => void; reject: (e: unknown) => void }>>();
+      queue = batch;
+      // After the current walk: GraphQL calls every item's resolvers before the loop turns.
+      setImmediate(() => {
+        queue = null;
+        void flush(batch);
+      });
+    }
+    const waiters = queue.get(key);
+    if (waiters) waiters.push({ resolve, reject });
+    else queue.set(key, [{ resolve, reject }]);
+  });
+}
+
+export interface BackofficeLoaders {
+  legs(bet: BackofficeBet): Promise<BackofficeLeg[]>;
+  walletCalls(bet: BackofficeBet): Promise<WalletCallRecord[]>;
+  history(bet: BackofficeBet): Promise<BackofficeHistoryEntry[]>;
+}
+
+/** The loaders of one request (a new set per request: nothing is cached across requests). */
+export function createLoaders(backoffice: Pick<BackofficeService, 'legs' | 'walletCalls' | 'history'>): BackofficeLoaders {
+  return {
+    legs: batcher((bets: BackofficeBet[]) => backoffice.legs(bets)),
+    walletCalls: batcher((bets: BackofficeBet[]) => backoffice.walletCalls(bets)),
+    history: batcher((bets: BackofficeBet[]) => backoffice.history(bets)),
+  };
+}
+
+const DECIMAL = /^-?\d{1,20}(\.\d{1,12})?$/;
+
+function text(node: ValueNode, what: string): string {
+  if (node.kind !== Kind.STRING) throw new GraphQLError(`${what} is written as a string`);
+  return node.value;
+}
+
+function decimal(value: unknown): string {
+  if (typeof value !== 'string' || !DECIMAL.test(value)) throw new GraphQLError('a Decimal is decimal text, e.g. "12.50"');
+  return value;
+}
+
+function instant(value: unknown): string {
+  const date = value instanceof Date ? value : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('a DateTime is ISO 8601 text with an offset, e.g. "2024-05-01T03:45:00.000Z"');
+  return date.toISOString();
+}
+
+const SCALARS = {
+  Decimal: { serialize: decimal, parseValue: decimal, parseLiteral: (node: ValueNode) => decimal(text(node, 'a Decimal')) },
+  DateTime: { serialize: instant, parseValue: instant, parseLiteral: (node: ValueNode) => instant(text(node, 'a DateTime')) },
+  JSON: { serialize: (value: unknown) => value, parseValue: (value: unknown) => value, parseLiteral: (node: ValueNode) => valueFromASTUntyped(node) },
+};
+
+/** What every resolver gets from the request (built by the adapter's context function). */
+export interface BackofficeContext {
+  caller: Caller;
+  loaders: BackofficeLoaders;
+}
+
+export function backofficeResolvers(backoffice: BackofficeService) {
+  return {
+    Query: {
+      getBets: (_root: unknown, args: { input: GetBetsInput }, ctx: BackofficeContext) => backoffice.getBets(ctx.caller, args.input),
+    },
+    Mutation: {
+      cancelBet: (_root: unknown, args: { bet: { id: string; tenant_id: string }; reason?: string | null }, ctx: BackofficeContext) =>
+        backoffice.cancelBet(ctx.caller, args.bet, args.reason),
+    },
+    Bet: {
+      legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.legs(bet),
+      wallet_calls: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.walletCalls(bet),
+      history: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.history(bet),
+    },
+    BetLeg: {
+      positions_paid: (leg: BackofficeLeg) => leg.postions_paid,
+    },
+    CancelResult: {
+      wallet_calls: (result: CancelResult, _args: unknown, ctx: BackofficeContext) => ctx.loaders.walletCalls(result.bet),
+    },
+    ...SCALARS,
+  };
+}

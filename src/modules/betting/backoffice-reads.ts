@@ -1,0 +1,122 @@
+// The back-office reads of bets (docs/backoffice.md), for the back-office GraphQL endpoint and any
+// other operator view: pages of the bets of a set of tenants, and for a page at once its legs (with
+// results), its wallet calls and its history — each a fixed number of statements, whatever the
+// page size. Tenant access is the caller's to decide: these read whatever tenants they are given.
+import type { Pool } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { raceKey } from '../../racing/results.ts';
+import { isUuid } from '../../racing/values.ts';
+import type { CatalogueService } from '../catalogue/catalogue.service.ts';
+import type { WalletService } from '../wallet/wallet.service.ts';
+import * as q from './backoffice.queries.ts';
+import { backofficeBet, backofficeLegs, effectiveRow, historyEntry, type BackofficeBet, type BackofficeHistoryEntry, type BackofficeLeg } from './backoffice-view.ts';
+import { legsOfKeys } from './settlement.queries.ts';
+
+export type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BackofficeMetadata } from './backoffice-view.ts';
+
+export const DEFAULT_PAGE = 100;
+export const MAX_PAGE = 1000;
+
+export interface BackofficeReadsDeps {
+  db: Pool;
+  clock: () => Date;
+  catalogue: Pick<CatalogueService, 'raceFacts' | 'meetingCodes'>;
+  wallet: Pick<WalletService, 'callsOfBets'>;
+  /** A bet pending for longer is shown as an interrupted placement (as the frontend shows it). */
+  interruptedAfterMs: number;
+}
+
+export interface BetsQuery {
+  tenantIds: string[];
+  betIds?: string[] | null;
+  lastId?: string | null;
+  limit?: number | null;
+}
+
+export interface BetsPage {
+  bets: BackofficeBet[];
+  pagination: { last_id: string | null; count: number; has_more: boolean };
+}
+
+export interface WalletCallRecord {
+  sequence: number; operation: string; transaction_type: string | null; amount: string; transactionId: string; status: string;
+  bonus: boolean; created_at: string; finished_at: string | null; next_attempt_at: string | null;
+  last_http_status: number | null; last_error: string | null; note: string | null;
+  attempts: Array<{ attempt: number; at: string; duration_ms: number; http_status: number | null; outcome: string; error: string | null }>;
+}
+
+type Key = { tenant_id: string; bet_id: string };
+const keyOf = (k: Key) => `${k.tenant_id}:${k.bet_id}`;
+const keys = (bets: BackofficeBet[]): Key[] => bets.map((b) => ({ tenant_id: b.row.tenant_id, bet_id: b.row.bet_id }));
+
+function badInput(message: string): AppError {
+  return new AppError('bad_request', message);
+}
+
+/** The query's ids and limit, checked: UUIDs, at most MAX_PAGE bet ids, a limit of 1 to MAX_PAGE. */
+function checked(query: BetsQuery): q.PageQuery {
+  const limit = query.limit ?? DEFAULT_PAGE;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`pagination.limit must be 1 to ${MAX_PAGE}, got ${limit}`);
+  if (query.tenantIds.length === 0) throw badInput('tenant.ids must name at least one tenant');
+  const lastId = query.lastId ?? null;
+  const bad = [...query.tenantIds, ...(query.betIds ?? []), ...(lastId === null ? [] : [lastId])].find((id) => !isUuid(id));
+  if (bad !== undefined) throw badInput(`"${String(bad).slice(0, 40)}" is not a UUID (tenant and bet ids are)`);
+  if ((query.betIds?.length ?? 0) > MAX_PAGE) throw badInput(`tenant.bet_ids may name at most ${MAX_PAGE} bets`);
+  const lower = (ids: string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
+  return { tenantIds: lower(query.tenantIds), betIds: query.betIds ? lower(query.betIds) : null, lastId: lastId?.toLowerCase() ?? null, limit };
+}
+
+export function createBackofficeReads(deps: BackofficeReadsDeps) {
+  const { db } = deps;
+
+  return {
+    /**
+     * A page of the tenants' bets (only `betIds` among them when given), oldest first with the bet
+     * id breaking ties, after the bet `lastId`. `has_more`: another page follows.
+     */
+    async bets(query: BetsQuery): Promise<BetsPage> {
+      const page = checked(query);
+      const rows = await q.betsPage(db, { ...page, limit: page.limit + 1 });
+      if (rows.length === 0 && page.lastId !== null && !(await q.cursorExists(db, page.tenantIds, page.lastId))) {
+        throw badInput(`pagination.last_id ${page.lastId} is not a bet of the tenants asked for`);
+      }
+      const now = deps.clock();
+      const bets = rows.slice(0, page.limit).map((row) => backofficeBet(effectiveRow(row, now, deps.interruptedAfterMs)));
+      return { bets, pagination: { last_id: bets.at(-1)?.id ?? null, count: bets.length, has_more: rows.length > page.limit } };
+    },
+
+    /** The legs of each bet (same order), with dividends, places paid and sport: three statements. */
+    async legs(bets: BackofficeBet[]): Promise<BackofficeLeg[][]> {
+      const legs = await legsOfKeys(db, keys(bets));
+      const all = [...legs.values()].flat();
+      const races = [...new Map(all.map((l) => [raceKey(l.meeting_id, l.race_number), { meetingId: l.meeting_id, raceNumber: l.race_number }])).values()];
+      const [facts, codes] = await Promise.all([deps.catalogue.raceFacts(races), deps.catalogue.meetingCodes(all.map((l) => l.meeting_id))]);
+      return bets.map((bet) => {
+        const own = legs.get(keyOf(bet.row)) ?? [];
+        return backofficeLegs(bet.row, own, own.map((l) => facts.get(raceKey(l.meeting_id, l.race_number))), own.map((l) => codes.get(String(l.meeting_id))?.code));
+      });
+    },
+
+    /** Every wallet call of each bet (same order), in sequence order with every attempt: two statements. */
+    async walletCalls(bets: BackofficeBet[]): Promise<WalletCallRecord[][]> {
+      const calls = await deps.wallet.callsOfBets(keys(bets));
+      return bets.map((bet) => (calls.get(keyOf(bet.row)) ?? []).map((c) => ({
+        sequence: c.seq, operation: c.op, transaction_type: typeof c.transaction_type === 'string' ? c.transaction_type : null,
+        amount: c.amount, transactionId: c.transaction_id, status: c.status, bonus: c.bonus_flag, created_at: c.created_at,
+        finished_at: c.finished_at, next_attempt_at: c.next_attempt_at, last_http_status: c.last_http_status, last_error: c.last_error,
+        note: c.note, attempts: c.attempt_log.map((a) => ({
+          attempt: a.attempt, at: a.started_at, duration_ms: a.duration_ms, http_status: a.http_status, outcome: a.outcome, error: a.error,
+        })),
+      })));
+    },
+
+    /** The state changes of each bet (same order), oldest first, with time and cause: one statement. */
+    async history(bets: BackofficeBet[]): Promise<BackofficeHistoryEntry[][]> {
+      const byBet = new Map(bets.map((b) => [keyOf(b.row), [] as BackofficeHistoryEntry[]]));
+      for (const h of await q.historyOfKeys(db, keys(bets))) byBet.get(keyOf(h))?.push(historyEntry(h));
+      return bets.map((b) => byBet.get(keyOf(b.row))!);
+    },
+  };
+}
+
+export type BackofficeReads = ReturnType<typeof createBackofficeReads>;

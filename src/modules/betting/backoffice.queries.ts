@@ -1,0 +1,86 @@
+// SQL of the back-office reads (backoffice-reads.ts): a page of bets of several tenants walked by
+// (created_at, bet_id), and the history of a page of bets. Tables: migrations 0008, 0009, 0010.
+import type { Queryable } from '../../db/pool.ts';
+import type { BetRow } from './betting.queries.ts';
+
+/** A bet of a back-office page, with what its record needs besides the row. */
+export interface PageRow extends BetRow {
+  /** The sequence number of the bet's latest history entry (null: none). */
+  last_seq: number | null;
+  /** Whether the bet was taken at or after the advertised start of one of its races. */
+  live: boolean;
+}
+
+export interface PageQuery {
+  tenantIds: string[];
+  /** Only these bets (of those tenants), or every bet when null. */
+  betIds: string[] | null;
+  /** The last bet of the page before: the page starts after it in (created_at, bet_id) order. */
+  lastId: string | null;
+  limit: number;
+}
+
+/**
+ * Up to `limit` bets of the tenants after `lastId`, oldest first (bet id breaking ties), in one
+ * statement: each tenant's bets are read along its index range, at most `limit` of them, and the
+ * tenants' runs merged. A `lastId` that is no bet of these tenants gives no rows (see cursorExists).
+ * Each combination of filters is a statement of its own, so a prepared plan never loses its index
+ * condition to an "or the parameter is null".
+ */
+export async function betsPage(db: Queryable, q: PageQuery): Promise<PageRow[]> {
+  const values: unknown[] = [q.tenantIds, q.limit];
+  const where = ['x.tenant_id = t.tenant_id'];
+  let cursor = '';
+  if (q.lastId !== null) {
+    values.push(q.lastId);
+    cursor = `WITH cursor AS (SELECT created_at, bet_id FROM bets WHERE tenant_id = ANY ($1::uuid[]) AND bet_id = $${values.length}::uuid ORDER BY tenant_id LIMIT 1)`;
+    where.push('(x.created_at, x.bet_id) > (SELECT created_at, bet_id FROM cursor)');
+  }
+  if (q.betIds !== null) {
+    values.push(q.betIds);
+    where.push(`x.bet_id = ANY ($${values.length}::uuid[])`);
+  }
+  const { rows } = await db.query<PageRow>({
+    name: `backoffice_bets_page${q.lastId !== null ? '_after' : ''}${q.betIds !== null ? '_ids' : ''}`,
+    text: `${cursor}
+      SELECT b.*,
+             (SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq,
+             EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live
+        FROM unnest($1::uuid[]) AS t(tenant_id)
+        CROSS JOIN LATERAL (SELECT x.* FROM bets x WHERE ${where.join(' AND ')} ORDER BY x.created_at, x.bet_id LIMIT $2) b
+       ORDER BY b.created_at, b.bet_id
+       LIMIT $2`,
+    values,
+  });
+  return rows;
+}
+
+/** Whether `betId` is a bet of one of the tenants (a page after it that came back empty asks). */
+export async function cursorExists(db: Queryable, tenantIds: string[], betId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM bets WHERE tenant_id = ANY ($1::uuid[]) AND bet_id = $2', [tenantIds, betId]);
+  return (rowCount ?? 0) > 0;
+}
+
+export interface HistoryRow {
+  tenant_id: string;
+  bet_id: string;
+  seq: number;
+  at: Date;
+  from_status: string | null;
+  to_status: string;
+  cause: string;
+  detail: Record<string, unknown> | null;
+}
+
+/** The history of several bets, in one statement, each bet's oldest first. */
+export async function historyOfKeys(db: Queryable, keys: Array<{ tenant_id: string; bet_id: string }>): Promise<HistoryRow[]> {
+  if (!keys.length) return [];
+  const { rows } = await db.query<HistoryRow>({
+    name: 'backoffice_history',
+    text: `SELECT h.tenant_id, h.bet_id, h.seq, h.at, h.from_status, h.to_status, h.cause, h.detail
+             FROM bet_history h JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, bet_id) USING (tenant_id, bet_id)
+            ORDER BY h.tenant_id, h.bet_id, h.seq`,
+    values: [keys.map((k) => k.tenant_id), keys.map((k) => k.bet_id)],
+  });
+  return rows;
+}
