@@ -101,3 +101,12 @@ test('fuzz: broken queries, bodies and headers are refused with a code, never a 
     if (body.errors?.length && h.authorization !== `Bearer ${token}`) assert.equal(await betCount(), before);
   }), fuzzRuns(150));
 });
+
+test('a query that is JSON text is refused as not a GraphQL document (it was an executor crash)', async () => {
+  for (const query of ['0', '"x"', '{"kind":"Document","definitions":[]}', '[]', 'null']) {
+    const res = await post({ query }, {});
+    assert.equal(res.statusCode, 400, query);
+    const body = res.json() as { errors: Array<{ message: string; extensions: { code: string } }> };
+    assert.deepEqual(body.errors.map((e) => [e.extensions.code, e.message]), [['BAD_REQUEST', 'query is not a GraphQL document']], query);
+  }
+});

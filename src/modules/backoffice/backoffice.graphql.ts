@@ -13,6 +13,7 @@
 // Live subscriptions go on this same path and instance (mercurius' `subscription` option,
 // graphql-ws over WebSocket): the upgrade request passes the same onRequest identification, and
 // the service's identify() is what a connection_init would call with its payload's token.
+import { isJsonText } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import mercurius from 'mercurius';
@@ -108,15 +109,6 @@ function operationOf(document: DocumentNode, operationName: string | undefined):
   return [...new Set(fields)].sort().join('+') || 'none';
 }
 
-function isJson(source: string): boolean {
-  try {
-    JSON.parse(source);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function identifyHook(backoffice: BackofficeService, observer: Observer) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const apiKey = request.headers['x-api-key'];
@@ -162,10 +154,9 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
         if (reply && codes.length) observer.note(reply.request).codes = codes;
       }),
     });
-    // mercurius reads a query that does not parse as GraphQL as a JSON syntax tree, unchecked: a
-    // client's JSON is never taken for a parsed document here.
+    // A client's JSON is never taken for a parsed document (src/http/graphql-source.ts).
     scope.graphql.addHook('preParsing', async (_schema, source) => {
-      if (isJson(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
+      if (isJsonText(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
     });
     scope.graphql.addHook('preExecution', async (_schema, document, context) => {
       const request = context.reply.request;

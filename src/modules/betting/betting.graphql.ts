@@ -1,6 +1,7 @@
 // The frontend GraphQL endpoint, POST /graphql (mercurius): placeBet, bet(id) and myBets for the
 // signed-in user (docs/betting.md). Every error carries a stable extensions.code; an unexpected
 // one is logged and answered as INTERNAL_SERVER_ERROR without its details.
+import { isJsonText } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
@@ -121,5 +122,9 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
         },
       },
     },
+  });
+  // A client's JSON is never taken for a parsed document (src/http/graphql-source.ts).
+  app.graphql.addHook('preParsing', async (_schema, source) => {
+    if (isJsonText(source)) throw new AppError('bad_request', 'query is not a GraphQL document');
   });
 }
