@@ -12,6 +12,7 @@
 // BENCH_DELIVERY=after (default): the worker starts once settling has returned, so the two phases
 // are measured apart (the worker's own start-up is reported, not counted). BENCH_DELIVERY=during:
 // the worker runs from the start and delivers while batches commit, as in production.
+// BENCH_ANALYZE=1 (after only): ANALYZE wallet_calls between the two phases (see docs/performance.md).
 // Then every bet is checked settled exactly once (test/helpers/settlement-check.ts); a failure is
 // printed loudly and the exit code is 1. BENCH_PROFILE=0 skips the per-statement profile.
 // Last line: one JSON object with the figures.
@@ -130,7 +131,23 @@ function timeStatements(pool: Pool) {
     if (callback) return connect((err: Error | undefined, client: pg.PoolClient, done: unknown) => callback(err, client && wrap(client), done));
     return (connect() as Promise<pg.PoolClient>).then(wrap);
   };
-  return { stats, state };
+  /** Times each call of obj[method] as `kind` (its own statements are timed too, by their kind). */
+  const method = <T extends object>(obj: T, name: keyof T & string, kind: string) => {
+    const fn = (obj[name] as (...args: unknown[]) => Promise<unknown>).bind(obj);
+    (obj as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      if (!state.on) return fn(...args);
+      const start = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        const s = stats.get(kind) ?? { n: 0, ms: 0 };
+        s.n += 1;
+        s.ms += performance.now() - start;
+        stats.set(kind, s);
+      }
+    };
+  };
+  return { stats, state, method };
 }
 
 const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 10 ** places;
@@ -154,11 +171,15 @@ async function waitDelivered(pool: Pool, tenantId: string, timeoutMs: number): P
 async function main(): Promise<number> {
   const bets = Number(process.env.BENCH_BETS ?? 100_000);
   const during = process.env.BENCH_DELIVERY === 'during';
+  const analyze = process.env.BENCH_ANALYZE === '1';
   const scratch = await scratchDatabase('settlement');
   const pool = createPool(scratch.url, 10);
   const timing = timeStatements(pool);
   const key = randomBytes(32);
   const services = createServices({ config: loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' }), db: pool, box: createSecretBox(key) });
+  // Settlement looks these up at each call: timing them splits a batch into its phases.
+  timing.method(services.wallet, 'enqueue', 'call: wallet.enqueue');
+  timing.method(services.catalogue, 'raceFacts', 'call: catalogue.raceFacts');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-settlement-'));
   const sandbox = await startSandbox();
   let worker: Awaited<ReturnType<typeof startCli>> | undefined;
@@ -221,7 +242,16 @@ async function main(): Promise<number> {
       `${batches} batches, ${round(settleS)} s = ${fmt(Math.round(summary.bets_seen / settleS))} bets/s` +
       `${summary.problems.length ? `; PROBLEMS: ${summary.problems.join('; ')}` : ''}`);
 
-    // Delivery: until the last call settlement queued is delivered.
+    // Delivery: until the last call settlement queued is delivered. The outbox's statistics still say
+    // what autovacuum last saw (no call pending); BENCH_ANALYZE=1 refreshes them first, as its next
+    // analyze would, to show delivery without that effect.
+    let analyzeS: number | null = null;
+    if (analyze && !during) {
+      const a0 = performance.now();
+      await pool.query('ANALYZE wallet_calls');
+      analyzeS = (performance.now() - a0) / 1000;
+      log(`ANALYZE wallet_calls (BENCH_ANALYZE=1): ${round(analyzeS)} s, not counted`);
+    }
     started ??= await startWorker();
     if (!during) for (const meter of Object.values(meters)) await meter.since();
     await waitDelivered(pool, tenantId, 60_000);
@@ -238,14 +268,37 @@ async function main(): Promise<number> {
     log(`CPU while settling: bench ${round(settleCpu.bench, 1)} s, PostgreSQL ${round(settleCpu.postgres, 1)} s${during ? `, worker ${round(settleCpu.worker, 1)} s` : ''}; ` +
       `${during ? 'from the result to the end' : 'while delivering'}: worker ${round(deliverCpu.worker, 1)} s, sandbox ${round(deliverCpu.sandbox, 1)} s, PostgreSQL ${round(deliverCpu.postgres, 1)} s`);
 
-    // Where settling's time went: client-side time of each kind of statement, per batch.
-    const statements = [...timing.stats].sort((a, b) => b[1].ms - a[1].ms);
-    const inSql = statements.reduce((sum, [, s]) => sum + s.ms, 0);
-    const perBatch = statements.reduce((sum, [, s]) => sum + s.n, 0) / batches;
-    log(`statements while settling: ${fmt(Math.round(perBatch))} per batch of 1,000 bets; ${round(inSql / 1000)} s waiting on them, ${round(settleS - inSql / 1000)} s in JavaScript:`);
-    for (const [kind, s] of statements) log(`  ${kind.padEnd(30)} ${String(s.n).padStart(8)} × ${round(s.ms / s.n, 3)} ms = ${round(s.ms / 1000)} s (${round(s.ms / batches, 1)} ms per batch)`);
+    // Where settling's time went, per batch: statements timed by kind as the client waits for them,
+    // the enqueue and facts calls whole; planning is what is left (and is measured alone below).
+    const stat = (kind: string) => timing.stats.get(kind) ?? { n: 0, ms: 0 };
+    const sqlKinds = [...timing.stats].filter(([kind]) => !kind.startsWith('call: '));
+    const statementsRun = sqlKinds.reduce((sum, [, s]) => sum + s.n, 0);
+    const thousands = bets / 1000;
+    const perBatch = statementsRun / thousands;
+    const phases: Array<[string, number, string]> = [
+      ['page + lock', stat('settlement_race_page').ms + stat('settlement_lock_bets').ms, 'settlement_race_page, settlement_lock_bets'],
+      ['legs + race facts', stat('settlement_legs').ms + stat('call: catalogue.raceFacts').ms, 'settlement_legs, catalogue_race_facts'],
+      ['enqueue', stat('call: wallet.enqueue').ms,
+        `${fmt(Math.round(stat('call: wallet.enqueue').n / thousands))} calls: placement guard ${round(stat('enqueue: placement guard').ms / thousands, 1)} ms + ` +
+        `call row ${round(stat('enqueue: call row').ms / thousands, 1)} ms waiting on PostgreSQL, the rest JavaScript`],
+      ['apply', stat('settlement_apply').ms, 'settlement_apply'],
+      ['job + transaction', stat('job lock').ms + stat('job advance').ms + stat('begin/commit').ms + stat('pending jobs').ms, 'job lock, job advance, BEGIN/COMMIT, pending jobs'],
+    ];
+    const named = new Set(['settlement_race_page', 'settlement_lock_bets', 'settlement_legs', 'catalogue_race_facts', 'enqueue: placement guard',
+      'enqueue: call row', 'settlement_apply', 'job lock', 'job advance', 'begin/commit', 'pending jobs']);
+    const outside = sqlKinds.filter(([kind]) => !named.has(kind)).reduce((sum, [, s]) => sum + s.ms, 0); // recording the result
+    const accounted = phases.reduce((sum, [, ms]) => sum + ms, 0) + outside;
+    phases.splice(2, 0, ['plan (the rest: JavaScript)', settleS * 1000 - accounted, 'planSettlement, wallet calls, history details']);
+    const inSql = sqlKinds.reduce((sum, [, s]) => sum + s.ms, 0);
+    log(`settling per 1,000 bets (one batch; ${batches} batches in all): ${round((settleS * 1000 - outside) / thousands, 1)} ms, ${fmt(Math.round(perBatch))} statements; ` +
+      `${round(inSql / 1000)} s of ${round(settleS)} s waiting on statements`);
+    for (const [phase, ms, what] of phases) log(`  ${phase.padEnd(28)} ${String(round(ms / thousands, 1)).padStart(8)} ms  (${what})`);
+    log(`  recording the result: ${round(outside, 1)} ms once. Statements:`);
+    for (const [kind, s] of sqlKinds.sort((a, b) => b[1].ms - a[1].ms)) {
+      log(`    ${kind.padEnd(40)} ${String(s.n).padStart(8)} × ${round(s.ms / s.n, 3)} ms = ${round(s.ms / 1000)} s`);
+    }
     const profile = process.env.BENCH_PROFILE === '0' ? undefined : await planAlone(pool, services);
-    if (profile) log(`planning alone (bets and legs read back, facts once): ${round(profile.us, 1)} µs per bet = ${round(profile.us, 1)} ms per batch of 1,000`);
+    if (profile) log(`planning alone (every bet planned again in memory, best of 3): ${round(profile.us, 1)} µs of CPU per bet = ${round(profile.us, 1)} ms per 1,000 bets`);
 
     // Verify: every bet settled exactly once, at the wallet too.
     const check = await checkSettledOnce(pool, tenantId, { meetingId: MEETING, raceNumber: RACE }, {
@@ -257,11 +310,12 @@ async function main(): Promise<number> {
     else log(`\n*** SETTLEMENT CHECK FAILED ***\n${[...summary.problems, ...check.problems].join('\n')}\n`);
 
     const figures = {
-      bench: 'settlement', date: new Date().toISOString().slice(0, 10), ok, delivery: during ? 'during' : 'after', bets, batches,
+      bench: 'settlement', date: new Date().toISOString().slice(0, 10), ok, delivery: during ? 'during' : 'after', analyze_before_delivery_s: analyzeS, bets, batches,
       bets_changed: summary.bets_changed, calls: span!.calls, calls_by_op: check.calls,
       settle_s: round(settleS), settle_bets_per_s: Math.round(bets / settleS),
       deliver_s: round(deliverS), deliver_calls_per_s: Math.round(span!.calls / deliverSpan), total_s: round(totalS),
       worker_startup_s: round(started.startup), statements_per_batch: Math.round(perBatch), settle_sql_s: round(inSql / 1000),
+      settle_ms_per_1000_bets: Object.fromEntries(phases.map(([phase, ms]) => [phase.split(' (')[0], round(ms / thousands, 1)])),
       plan_us_per_bet: profile ? round(profile.us, 1) : null,
       cpu_s: {
         settling: { bench: round(settleCpu.bench, 1), postgres: round(settleCpu.postgres, 1), ...(during && { worker: round(settleCpu.worker, 1) }) },
@@ -287,7 +341,7 @@ async function main(): Promise<number> {
   }
 }
 
-/** planSettlement and the calls of every bet of the race, in memory: the JavaScript share of a batch. */
+/** CPU per bet of planSettlement and the calls of every bet of the race, in memory: the JavaScript share of a batch. */
 async function planAlone(pool: Pool, services: ReturnType<typeof createServices>): Promise<{ us: number }> {
   const { rows: keys } = await pool.query<sq.BetKey>('SELECT DISTINCT tenant_id, bet_id FROM bet_legs WHERE meeting_id = $1 AND race_number = $2', [MEETING, RACE]);
   const client = await pool.connect();
@@ -296,14 +350,20 @@ async function planAlone(pool: Pool, services: ReturnType<typeof createServices>
     const legs = await sq.legsOfKeys(client, bets);
     const facts = await services.catalogue.raceFacts([{ meetingId: MEETING, raceNumber: 1 }, { meetingId: MEETING, raceNumber: RACE }], client);
     const now = new Date();
-    const t = performance.now();
-    let calls = 0;
-    for (const bet of bets) {
-      const plan = planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now, 'result');
-      calls += plan.moves.map((m) => callOf(bet, m)).length;
+    let best = Infinity;
+    for (let round = 0; round < 3; round++) {
+      const cpu = process.cpuUsage();
+      let calls = 0;
+      for (const bet of bets) {
+        const plan = planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now, 'result');
+        calls += plan.moves.map((m) => callOf(bet, m)).length;
+        JSON.stringify(plan.change?.detail); // as applyChanges sends it
+      }
+      const used = process.cpuUsage(cpu);
+      if (calls !== bets.length) throw new Error(`planning alone gave ${calls} calls for ${bets.length} bets`);
+      best = Math.min(best, (used.user + used.system) / bets.length);
     }
-    if (calls !== bets.length) throw new Error(`planning alone gave ${calls} calls for ${bets.length} bets`);
-    return { us: ((performance.now() - t) * 1000) / bets.length };
+    return { us: best };
   } finally {
     client.release();
   }
