@@ -310,7 +310,7 @@ async function main(): Promise<number> {
     else log(`\n*** SETTLEMENT CHECK FAILED ***\n${[...summary.problems, ...check.problems].join('\n')}\n`);
 
     const figures = {
-      bench: 'settlement', date: new Date().toISOString().slice(0, 10), ok, delivery: during ? 'during' : 'after', analyze_before_delivery_s: analyzeS, bets, batches,
+      bench: 'settlement', date: new Date().toISOString().slice(0, 10), ok, delivery: during ? 'during' : 'after', analyze_before_delivery_s: analyzeS === null ? null : round(analyzeS), bets, batches,
       bets_changed: summary.bets_changed, calls: span!.calls, calls_by_op: check.calls,
       settle_s: round(settleS), settle_bets_per_s: Math.round(bets / settleS),
       deliver_s: round(deliverS), deliver_calls_per_s: Math.round(span!.calls / deliverSpan), total_s: round(totalS),
