@@ -219,11 +219,12 @@ async function main(): Promise<number> {
     let started = during ? await startWorker() : undefined;
 
     const loadBefore = round(os.loadavg()[0]!);
-    // Timed: the final result → every bet's new state and wallet calls committed.
-    // PostgreSQL: the backends of this benchmark's database (the server is on this machine; its shared
-    // processes, such as the WAL writer, and other databases' backends are not counted).
+    // CPU of each process. PostgreSQL: the backends of this benchmark's database (the server is on
+    // this machine; its shared processes, such as the WAL writer, and other databases' backends are
+    // not counted).
     const backends = async () => (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database()')).rows.map((r) => r.pid);
     const meters = { postgres: await cpuMeter(backends), sandbox: await cpuMeter(() => [sandbox.child.pid!]), worker: await cpuMeter(() => (worker ? [worker.child.pid!] : [])) };
+    // Timed: the final result → every bet's new state and wallet calls committed.
     const bench0 = process.cpuUsage();
     timing.state.on = true;
     const t0 = Date.now();
