@@ -13,8 +13,8 @@ import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import { createPgStore } from './pg-store.ts';
 import { checkSignature } from './signature.ts';
 import type { RunFlags, Store } from './store.ts';
-import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type TransactionOp, type WalletSandbox } from './types.ts';
-import { isAnswer, MAX_CENTS, TRANSACTION_TYPES, validateTransaction } from './validate.ts';
+import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type SeededBet, type TransactionOp, type WalletSandbox } from './types.ts';
+import { isAnswer, MAX_CENTS, TRANSACTION_TYPES, validateTransaction, type TxRequest } from './validate.ts';
 
 const UUID_PATH = /^\/balances\/([^/]+)$/;
 
@@ -209,6 +209,20 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
         cash: balances.cash === undefined ? undefined : dollarsToCents(balances.cash),
         bonus: balances.bonus === undefined ? undefined : dollarsToCents(balances.bonus),
       });
+    },
+    async seedBets(bets: SeededBet[]) {
+      const rules: RunFlags = { ignoreBonus: false, ignorePartial: false, reapplyOnReplay: false, ignoreMismatch: false, racy: false };
+      for (const bet of bets) {
+        const common = { betId: bet.betId.toLowerCase(), userId: bet.userId.toLowerCase(), bonusFlag: bet.bonusFlag };
+        const calls: TxRequest[] = [
+          { op: 'reserve', transactionId: bet.reserveTransactionId.toLowerCase(), ...common, amount: dollarsToCents(bet.reserved) },
+          { op: 'confirm', transactionId: bet.confirmTransactionId.toLowerCase(), ...common, amount: dollarsToCents(bet.confirmed) },
+        ];
+        for (const call of calls) {
+          const answer = await store.execute(call, fingerprint(call), rules, now());
+          if (answer.status !== 200) throw new Error(`seeding ${call.op} of bet ${call.betId}: ${JSON.stringify(answer.body)}`);
+        }
+      }
     },
     revokeTokens: () => auth.revokeAll(),
     load(options = {}) {

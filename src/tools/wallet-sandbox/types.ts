@@ -94,6 +94,19 @@ export interface Balances {
   reserved: string;
 }
 
+/** A bet placed before the test or benchmark talks to the sandbox: reserved, then confirmed. */
+export interface SeededBet {
+  betId: string;
+  userId: string;
+  bonusFlag: boolean;
+  /** The stake reserved, in dollars ("12.50"). */
+  reserved: string;
+  /** The stake confirmed (accepted), in dollars; at most `reserved`. */
+  confirmed: string;
+  reserveTransactionId: string;
+  confirmTransactionId: string;
+}
+
 export interface WalletSandbox {
   url: string;
   close(): Promise<void>;
@@ -105,6 +118,12 @@ export interface WalletSandbox {
   /** How many times each transactionId took effect (moved money) — 1 for a correct caller. */
   effects(): Promise<Map<string, number>>;
   seedUser(userId: string, balances: { cash?: string; bonus?: string }): Promise<void>;
+  /**
+   * Bulk setup for tests and benchmarks: applies each bet's reserve and confirm straight to the
+   * store under the sandbox's rules (no HTTP, no break modes), as if they had been called with
+   * these transactionIds. Throws on the first one the rules refuse (e.g. insufficient funds).
+   */
+  seedBets(bets: SeededBet[]): Promise<void>;
   /** Makes every issued token invalid: the next call with one gets 401 INVALID_TOKEN. */
   revokeTokens(): void;
   /** Transaction calls being handled now, and the most at once since start (or the last reset). */

@@ -124,6 +124,23 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal(effects.get(reserve.transactionId), 1);
     });
 
+    test('seedBets: bets reserved and confirmed without HTTP take settleBet; a seed beyond the funds throws', async () => {
+      const b = bodies();
+      const bonus = bodies(b.userId);
+      const seed = (x: typeof b, bonusFlag: boolean, reserved: string, confirmed: string) => ({
+        betId: x.betId, userId: x.userId, bonusFlag, reserved, confirmed, reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() });
+      const seeds = [seed(b, false, '10.00', '8.00'), seed(bonus, true, '5.00', '5.00')];
+      await sandbox.seedUser(b.userId, { bonus: '20.00' });
+      await sandbox.seedBets(seeds);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '992.00', bonus: '15.00', reserved: '0.00' });
+      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(24))).status, 200);
+      assert.equal((await call(sandbox, auth, 'confirm', bonus.confirm(5, true))).json.code, 'BET_STATE_CONFLICT');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1016.00', bonus: '15.00', reserved: '0.00' });
+      const effects = await sandbox.effects();
+      assert.deepEqual(seeds.flatMap((s) => [effects.get(s.reserveTransactionId), effects.get(s.confirmTransactionId)]), [1, 1, 1, 1]);
+      await assert.rejects(sandbox.seedBets([seed(bodies(), false, '1000.01', '1000.01')]), /INSUFFICIENT_FUNDS/);
+    });
+
     test('bad input is a 400 VALIDATION_ERROR naming the field; unknown fields are tolerated', async () => {
       const b = bodies();
       const cases: Array<[unknown, RegExp]> = [
