@@ -21,13 +21,16 @@ export interface SettlementDeps {
   db: Pool;
   clock: () => Date;
   catalogue: Pick<CatalogueService, 'raceFacts' | 'recordResult'>;
-  wallet: Pick<WalletService, 'enqueueMany'>;
+  wallet: Pick<WalletService, 'enqueueMany' | 'refreshOutboxStatistics'>;
   /** Writes settled bets to the reporting store, in the transaction that settles them. */
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
   /** Bets per batch transaction. */
   batchSize?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
+
+/** A settlement that queued this many calls refreshes the outbox's statistics before delivery. */
+const REFRESH_AFTER_CALLS = 1000;
 
 export interface SettlementSummary {
   jobs: number;
@@ -113,6 +116,7 @@ export function createSettlementService(deps: SettlementDeps) {
     for (let jobs = await sq.pendingJobs(db); jobs.length; jobs = await sq.pendingJobs(db)) {
       for (const jobId of jobs) await runJob(jobId, summary);
     }
+    if (summary.calls_queued >= REFRESH_AFTER_CALLS) await deps.wallet.refreshOutboxStatistics();
     return summary;
   }
 

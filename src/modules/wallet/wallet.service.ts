@@ -50,6 +50,14 @@ export function createWalletService(deps: WalletServiceDeps) {
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
     /** Queues many durable calls in the caller's transaction, all or none, a bet's in array order. */
     enqueueMany: (tx: Queryable, inputs: readonly WalletCallInput[]) => enqueueWalletCalls(tx, inputs, { clock }),
+    /**
+     * Refreshes the outbox's planner statistics after a large enqueue (a race's settlement). Until
+     * autovacuum gets to it, the statistics say nothing is pending and each claim walks every
+     * pending call (240 ms per claim at 100,000 pending; 0.3 ms once analysed: docs/performance.md).
+     */
+    refreshOutboxStatistics: async () => {
+      await deps.db.query('ANALYZE wallet_calls');
+    },
     reserve: createReserver({
       db, box, http, clock, metrics,
       leaseMs: config.WAGERLINE_WALLET_LEASE_MS,
