@@ -2,7 +2,7 @@
 // idempotently in one set-based statement; read a race's bets back. Never imports Fastify.
 import type { Config } from '../../config.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, problemSentence } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
@@ -61,7 +61,7 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
       const invalid = new Set(result.errors.map((e) => e.index)).size;
       const first = result.errors[0]!;
       throw new AppError('validation_failed',
-        `the batch was rejected, nothing was stored: ${invalid} invalid ${invalid === 1 ? 'entry' : 'entries'}; first: ${first.field} ${first.message}`,
+        `the batch was rejected, nothing was stored: ${invalid} invalid ${invalid === 1 ? 'entry' : 'entries'}; first: ${problemSentence(`body/${first.field}`, first.message)}`,
         { extensions: { errors: result.errors } });
     }
     // The race lock leaves one conflict: a bet re-uploaded under another race at the same moment
