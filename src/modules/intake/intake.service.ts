@@ -40,6 +40,13 @@ function betKey(items: unknown[]): q.BetKey | undefined {
   return { source, bet_id: betId, leg: leg as number };
 }
 
+/** Why a race of a meeting the catalogue lists is not one of its races, or undefined when it is (or the meeting is not listed). */
+function unlistedRace(meetingId: number, raceNumber: number, races: number[] | null): string | undefined {
+  if (races === null || races.includes(raceNumber)) return undefined;
+  const listed = races.length ? `lists races ${races.join(', ')} of meeting ${meetingId}, not race ${raceNumber}` : `lists meeting ${meetingId} without races`;
+  return `the catalogue ${listed}; stored all the same (register the race with meeting import or catalog import, or check race_number)`;
+}
+
 export function createIntakeService(deps: { db: Pool; config: Config; cursors: CursorCodec; clock?: () => Date }) {
   const { db, cursors } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -85,6 +92,8 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     }, { attempts: 3 });
     const received = result.bets.bet_id.length;
     const warnings = result.warnings;
+    const unlisted = meetingGuess === result.meetingId ? unlistedRace(result.meetingId, result.raceNumber, context.meeting_races) : undefined;
+    if (unlisted) warnings.push({ code: 'unlisted_race', field: 'race_number', count: received, message: unlisted });
     for (const day of stored.late_days ?? []) {
       warnings.push({
         code: 'late_upload',
