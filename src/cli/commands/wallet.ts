@@ -27,6 +27,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--signing-secret <secret>', 'sign every call: X-Wagerline-Timestamp and X-Wagerline-Signature (docs/wallet.md)')
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
     .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', positiveInt, 50)
+    .option('--no-verify', 'save without first checking that the wallet answers and takes the credentials')
     .action((tenantId: string, opts: SetWalletOptions) =>
       withRuntime((rt) => walletOf(rt).setWallet({
         tenantId, ...opts,
