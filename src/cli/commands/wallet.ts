@@ -1,6 +1,7 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
 import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
+import { createLogger } from '../../log.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, withRuntime } from '../run.ts';
 
@@ -62,9 +63,9 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .description('Run only the wallet delivery worker (serve runs it too unless WAGERLINE_WALLET_WORKER=off). Prints {"worker_id", "pid"}; stops on SIGTERM/SIGINT')
     .action(async () => {
       try {
-        const rt = await openRuntime(config(), {
-          events: (message, fields) => process.stderr.write(`${JSON.stringify({ msg: message, ...fields })}\n`),
-        });
+        const cfg = config();
+        const log = createLogger(cfg.LOG_LEVEL);
+        const rt = await openRuntime(cfg, { log, events: (message, fields) => log.warn({ module: 'wallet', ...fields }, message) });
         const worker = rt.services.wallet.createWorker();
         await worker.start();
         emit({ worker_id: worker.workerId, pid: process.pid });
