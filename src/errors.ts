@@ -97,3 +97,34 @@ export function echo(value: unknown): string {
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return String(value);
   return Array.isArray(value) ? 'an array' : `a value of type ${typeof value}`;
 }
+
+// Where a problem is, in words. Fields are paths: a location (querystring, params, headers, body)
+// then JSON-pointer segments, e.g. `querystring/from`, `body/bets/3/amount`.
+const PLACES: Record<string, string> = {
+  querystring: 'querystring parameter', params: 'path parameter', headers: 'header', body: 'body field',
+};
+const WHOLE: Record<string, string> = { querystring: 'the query string', params: 'the path', headers: 'the headers', body: 'the body' };
+/** Messages that read on from the field's name ("… is required"); any other follows a colon. */
+const PREDICATE = /^(must|is|are|has|have|needs|repeats|may|cannot|should|does)\b/;
+
+/** `querystring/from` → `querystring parameter "from"`; `body/bets/3/amount` → `body field "bets[3].amount"`. */
+export function fieldLabel(field: string): string {
+  const [where = '', ...segments] = field.split('/');
+  const place = PLACES[where];
+  if (!place) return fieldLabel(`body/${field}`);
+  if (!segments.length || (segments.length === 1 && segments[0] === '')) return WHOLE[where]!;
+  const path = segments.map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .reduce((text, s, i) => (/^\d+$/.test(s) ? `${text}[${s}]` : i === 0 ? s : `${text}.${s}`), '');
+  return `${place} ${JSON.stringify(path)}`;
+}
+
+/** One problem as a sentence: `querystring parameter "from" is required`. */
+export function problemSentence(field: string, message: string): string {
+  const label = fieldLabel(field);
+  return PREDICATE.test(message) ? `${label} ${message}` : `${label}: ${message}`;
+}
+
+/** The `detail` of a validation_failed answer: every problem as a sentence, joined by "; ". */
+export function describeProblems(errors: ReadonlyArray<{ field: string; message: string }>): string {
+  return errors.map((e) => problemSentence(e.field, e.message)).join('; ');
+}

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import { createSecretBox, loadSecretKey, type SecretBox } from './crypto/secret-box.ts';
 import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
+import { silentLogger, type Logger } from './log.ts';
 import { ensureSigningKey } from './modules/auth/signing-keys.ts';
 import { createServices, type ServiceDeps, type Services } from './services.ts';
 
@@ -19,15 +20,15 @@ export interface Runtime {
 }
 
 export interface RuntimeOptions {
-  /** Lines of the embedded database and the migration runner. */
-  log?: (line: string) => void;
+  /** Where the embedded database and the migration runner log (default: nowhere). */
+  log?: Logger;
   registry?: Registry;
   /** Warnings of background work (the wallet worker). */
   events?: ServiceDeps['log'];
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
-  const log = options.log ?? (() => undefined);
+  const log = options.log ?? silentLogger;
   const database = await openDatabase(config, log);
   try {
     const { applied } = await migrate(database.url, log);

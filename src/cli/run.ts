@@ -1,7 +1,8 @@
-// Helpers shared by the CLI commands: one JSON object on stdout, logs and errors on stderr, a
-// one-line error and a non-zero exit for anything wrong.
+// Helpers shared by the CLI commands: one JSON object on stdout, logs (JSON lines, at LOG_LEVEL)
+// and errors on stderr, a one-line error and a non-zero exit for anything wrong.
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { createLogger } from '../log.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
 
 export function emit(value: unknown): void {
@@ -33,7 +34,7 @@ export async function withRuntime<T>(fn: (runtime: Runtime) => Promise<T>): Prom
   const cfg = config();
   let runtime: Runtime | undefined;
   try {
-    runtime = await openRuntime(cfg);
+    runtime = await openRuntime(cfg, { log: createLogger(cfg.LOG_LEVEL) });
     emit(await fn(runtime));
   } catch (error) {
     process.exitCode = 1;

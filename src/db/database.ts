@@ -1,6 +1,7 @@
 // Opens the database the configuration names: DATABASE_URL, or the embedded PostgreSQL.
 import pg from 'pg';
 import type { Config } from '../config.ts';
+import { silentLogger, type Logger } from '../log.ts';
 import { startEmbedded } from './embedded.ts';
 import { createPool, type Pool } from './pool.ts';
 
@@ -30,7 +31,7 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<string> 
   return url.toString();
 }
 
-export async function openDatabase(config: Config, log: (line: string) => void = () => undefined): Promise<Database> {
+export async function openDatabase(config: Config, log: Logger = silentLogger): Promise<Database> {
   if (config.DATABASE_URL) {
     const pool = createPool(config.DATABASE_URL);
     return { url: config.DATABASE_URL, pool, close: () => pool.end() };

@@ -6,6 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { silentLogger, type Logger } from '../log.ts';
+import { LOG_LINE_PREFIX, postgresLogSink } from './postgres-log.ts';
 
 const USER = 'postgres';
 // Only reachable from this machine (listen_addresses=127.0.0.1); the password guards nothing else.
@@ -66,18 +68,18 @@ function urlFor(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
 
-export async function startEmbedded(
-  dataDir: string,
-  port: number,
-  log: (line: string) => void = () => undefined,
-): Promise<EmbeddedDatabase> {
+export async function startEmbedded(dataDir: string, port: number, log: Logger = silentLogger): Promise<EmbeddedDatabase> {
   const pgDir = path.join(dataDir, 'pg');
   const existing = runningPort(pgDir);
-  if (existing) return { url: urlFor(existing), stop: async () => undefined };
+  if (existing) {
+    log.debug({ module: 'postgres', port: existing, dir: pgDir }, 'using the embedded PostgreSQL already running');
+    return { url: urlFor(existing), stop: async () => undefined };
+  }
 
   assertReachableByPostgresUser(pgDir);
   await mkdir(dataDir, { recursive: true, mode: 0o755 });
   const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const sink = postgresLogSink(log);
   const server = new EmbeddedPostgres({
     databaseDir: pgDir,
     port,
@@ -85,20 +87,36 @@ export async function startEmbedded(
     password: PASSWORD,
     persistent: true,
     createPostgresUser: true,
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: log,
-    onError: (error) => log(String(error)),
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', `log_line_prefix=${LOG_LINE_PREFIX}`],
+    onLog: (chunk) => sink.write(String(chunk)),
+    onError: (error) => log.error({ module: 'postgres', err: String(error) }, 'embedded PostgreSQL error'),
   });
-  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) await server.initialise();
+  if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
+    await server.initialise();
+    sink.flush();
+    log.info({ module: 'postgres', dir: pgDir }, 'embedded PostgreSQL cluster created');
+  }
   try {
     await server.start();
   } catch (error) {
+    sink.flush();
     // Another process may have started it in the meantime: use that one.
     const raced = runningPort(pgDir);
-    if (raced) return { url: urlFor(raced), stop: async () => undefined };
+    if (raced) {
+      log.debug({ module: 'postgres', port: raced, dir: pgDir }, 'using the embedded PostgreSQL already running');
+      return { url: urlFor(raced), stop: async () => undefined };
+    }
     throw new Error(`the embedded PostgreSQL did not start (is port ${port} taken? set WAGERLINE_EMBEDDED_PG_PORT)`, {
       cause: error,
     });
   }
-  return { url: urlFor(port), stop: () => server.stop() };
+  log.info({ module: 'postgres', port, dir: pgDir }, 'embedded PostgreSQL started');
+  return {
+    url: urlFor(port),
+    stop: async () => {
+      await server.stop();
+      sink.flush();
+      log.info({ module: 'postgres', port }, 'embedded PostgreSQL stopped');
+    },
+  };
 }

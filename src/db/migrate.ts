@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { readdir } from 'node:fs/promises';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
+import { silentLogger, type Logger } from '../log.ts';
 import type { Queryable } from './pool.ts';
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -15,7 +16,7 @@ export interface MigrateResult {
   applied: string[];
 }
 
-export async function migrate(databaseUrl: string, log: (line: string) => void = () => undefined): Promise<MigrateResult> {
+export async function migrate(databaseUrl: string, log: Logger = silentLogger): Promise<MigrateResult> {
   // Our own client, ended and awaited here: the library's own close does not wait for the socket
   // to shut, so a database dropped right after migrating could kill a connection nobody listens to.
   const client = new pg.Client({ connectionString: databaseUrl, application_name: 'wagerline-migrate' });
@@ -30,9 +31,18 @@ export async function migrate(databaseUrl: string, log: (line: string) => void =
       singleTransaction: false,
       advisoryLockMode: 'wait',
       checkOrder: true,
-      log,
+      // The runner's progress text ("> Migrating files:", "### MIGRATION … ###") is debug; one info
+      // line below says what was applied.
+      logger: {
+        debug: (text: string) => log.debug({ module: 'migrate' }, text.trimEnd()),
+        info: (text: string) => log.debug({ module: 'migrate' }, text.trimEnd()),
+        warn: (text: string) => log.warn({ module: 'migrate' }, text.trimEnd()),
+        error: (text: string) => log.error({ module: 'migrate' }, String(text).trimEnd()),
+      },
     });
-    return { applied: ran.map((m) => m.name) };
+    const applied = ran.map((m) => m.name);
+    if (applied.length) log.info({ module: 'migrate', applied }, 'migrations applied');
+    return { applied };
   } finally {
     await client.end();
   }

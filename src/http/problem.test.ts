@@ -15,6 +15,16 @@ before(async () => {
         { schema: { body: Type.Object({ name: Type.String({ minLength: 1 }), count: Type.Integer({ minimum: 1 }) }) } },
         async (request) => request.body,
       );
+      app.post(
+        '/nested',
+        { schema: { body: Type.Object({ bets: Type.Array(Type.Object({ amount: Type.Number({ minimum: 0 }), kind: Type.Union([Type.Literal('win'), Type.Literal('place')]) })) }, { additionalProperties: false }) } },
+        async (request) => request.body,
+      );
+      app.get(
+        '/query',
+        { schema: { querystring: Type.Object({ from: Type.String({ format: 'date' }), limit: Type.Optional(Type.String({ maxLength: 4 })) }) } },
+        async (request) => request.query,
+      );
       app.get('/boom', async () => {
         await ctx.db.pool.query('SELECT * FROM no_such_table_secret_name');
       });
@@ -45,7 +55,26 @@ test('schema violations → 400 validation_failed listing every field', async ()
 test('a missing field is named', async () => {
   const res = await ctx.app.inject({ method: 'POST', url: '/echo', payload: { name: 'x' } });
   const body = assertProblem(res, 400, 'validation_failed');
-  assert.deepEqual(body.errors.map((e: { field: string }) => e.field), ['body/count']);
+  assert.deepEqual(body.errors, [{ field: 'body/count', message: 'is required' }]);
+  assert.equal(body.detail, 'body field "count" is required');
+});
+
+test('messages are in our words and name the parameter: location, then the path with [index] and .name', async () => {
+  const missing = assertProblem(await ctx.app.inject({ method: 'GET', url: '/query' }), 400, 'validation_failed');
+  assert.equal(missing.detail, 'querystring parameter "from" is required');
+  assert.deepEqual(missing.errors, [{ field: 'querystring/from', message: 'is required' }]);
+  const wrong = assertProblem(await ctx.app.inject({ method: 'GET', url: '/query?from=2024-13-01&limit=12345' }), 400, 'validation_failed');
+  assert.equal(wrong.detail, 'querystring parameter "from" must be a date YYYY-MM-DD; querystring parameter "limit" must be at most 4 characters long');
+  const bets = [{ amount: 1, kind: 'win' }, { amount: 2, kind: 'win' }, { amount: 3, kind: 'win' }, { amount: -1, kind: 'show' }];
+  const nested = assertProblem(await ctx.app.inject({ method: 'POST', url: '/nested', payload: { bets } }), 400, 'validation_failed');
+  assert.equal(nested.detail, 'body field "bets[3].amount" must be at least 0; body field "bets[3].kind" must be one of "win", "place"');
+  assert.deepEqual(nested.errors, [
+    { field: 'body/bets/3/amount', message: 'must be at least 0' },
+    { field: 'body/bets/3/kind', message: 'must be one of "win", "place"' },
+  ]);
+  const types = assertProblem(await ctx.app.inject({ method: 'POST', url: '/echo', payload: { name: 7, count: 1.5 } }), 400, 'validation_failed');
+  assert.equal(types.detail, 'body field "name" must be a string; body field "count" must be an integer');
+  assert.doesNotMatch(JSON.stringify([missing, wrong, nested, types]), /must have required property|must NOT|must be >=/);
 });
 
 test('malformed JSON → 400 malformed_json', async () => {

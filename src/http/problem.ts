@@ -4,7 +4,7 @@
 // never with SQL or a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { AppError, echo, ERROR_CODES, type ErrorCode } from '../errors.ts';
+import { AppError, describeProblems, echo, ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -91,17 +91,66 @@ export function problemResponses(...statuses: Array<keyof typeof WHEN>) {
   }]));
 }
 
+type AjvError = NonNullable<FastifyError['validation']>[number];
+
+const TYPE_WORDS: Record<string, string> = {
+  integer: 'an integer', number: 'a number', string: 'a string', boolean: 'true or false', object: 'an object',
+  array: 'an array', null: 'null',
+};
+const FORMAT_WORDS: Record<string, string> = {
+  date: 'a date YYYY-MM-DD', 'date-time': 'an ISO 8601 date-time with a UTC offset', uuid: 'a UUID', uri: 'a URI',
+  email: 'an e-mail address', time: 'a time of day',
+};
+const plural = (n: number, one: string) => `${n} ${one}${n === 1 ? '' : 's'}`;
+
+/** Ajv's message for one schema violation, in our words (docs/errors.md). */
+function ajvMessage(v: AjvError): string {
+  const p = v.params as Record<string, unknown>;
+  switch (v.keyword) {
+    case 'required': return 'is required';
+    case 'type': return `must be ${String(p.type).split(',').map((t) => TYPE_WORDS[t] ?? t).join(' or ')}`;
+    case 'minimum': return `must be at least ${String(p.limit)}`;
+    case 'maximum': return `must be at most ${String(p.limit)}`;
+    case 'exclusiveMinimum': return `must be more than ${String(p.limit)}`;
+    case 'exclusiveMaximum': return `must be less than ${String(p.limit)}`;
+    case 'minLength': return p.limit === 1 ? 'must not be empty' : `must be at least ${plural(Number(p.limit), 'character')} long`;
+    case 'maxLength': return `must be at most ${plural(Number(p.limit), 'character')} long`;
+    case 'minItems': return `must have at least ${plural(Number(p.limit), 'item')}`;
+    case 'maxItems': return `must have at most ${plural(Number(p.limit), 'item')}`;
+    case 'enum': return `must be one of ${(p.allowedValues as unknown[]).map((a) => JSON.stringify(a)).join(', ')}`;
+    case 'const': return `must be ${JSON.stringify(p.allowedValue)}`;
+    case 'pattern': return `must match the pattern ${String(p.pattern)}`;
+    case 'format': return `must be ${FORMAT_WORDS[String(p.format)] ?? `in the format ${String(p.format)}`}`;
+    case 'additionalProperties': return 'is not allowed here (unknown name)';
+    case 'anyOf': case 'oneOf': return 'does not match any of the allowed forms';
+    default: return v.message ?? 'is invalid';
+  }
+}
+
+/**
+ * The errors of a union (anyOf/oneOf) as one: its branches' errors are dropped, and a union of
+ * constants (Type.Union of literals) says which values it takes.
+ */
+function foldUnions(all: readonly AjvError[]): Array<{ v: AjvError; message: string }> {
+  const unions = all.filter((v) => v.keyword === 'anyOf' || v.keyword === 'oneOf');
+  const branchOf = (v: AjvError) => unions.find((u) => u !== v && v.schemaPath.startsWith(`${u.schemaPath}/`));
+  return all.filter((v) => !branchOf(v)).map((v) => {
+    if (!unions.includes(v)) return { v, message: ajvMessage(v) };
+    const branches = all.filter((b) => branchOf(b) === v);
+    const constants = branches.every((b) => b.keyword === 'const')
+      ? branches.map((b) => JSON.stringify((b.params as { allowedValue?: unknown }).allowedValue)) : [];
+    return { v, message: constants.length ? `must be one of ${constants.join(', ')}` : ajvMessage(v) };
+  });
+}
+
 function fromValidation(error: FastifyError): AppError {
   const where = error.validationContext ?? 'body';
-  const errors = (error.validation ?? []).map((v) => {
-    const params = v.params as { missingProperty?: string; additionalProperty?: string };
-    if (v.keyword === 'additionalProperties') return { field: `${where}${v.instancePath}/${String(params.additionalProperty)}`, message: 'is not a known field' };
-    const missing = v.keyword === 'required' ? `/${String(params.missingProperty)}` : '';
-    const field = `${where}${v.instancePath}${missing}`;
-    return { field, message: v.message ?? 'is invalid' };
+  const errors = foldUnions(error.validation ?? []).map(({ v, message }) => {
+    const p = v.params as { missingProperty?: string; additionalProperty?: string };
+    const child = v.keyword === 'required' ? p.missingProperty : v.keyword === 'additionalProperties' ? p.additionalProperty : undefined;
+    return { field: `${where}${v.instancePath}${child === undefined ? '' : `/${child}`}`, message };
   });
-  const detail = errors.map((e) => `${e.field} ${e.message}`).join('; ') || error.message;
-  return new AppError('validation_failed', detail, { extensions: { errors } });
+  return new AppError('validation_failed', describeProblems(errors) || error.message, { extensions: { errors } });
 }
 
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -3,7 +3,7 @@
 // 500; no stored value can contain it either, so refusing it loses nothing. Checked once, before a
 // route's validation, for every route; the token endpoint applies its own (RFC 6749) answer.
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { AppError } from '../errors.ts';
+import { AppError, describeProblems } from '../errors.ts';
 
 const MAX_REPORTED = 10;
 
@@ -64,6 +64,6 @@ export function registerTextRules(app: FastifyInstance): void {
     ].slice(0, MAX_REPORTED);
     if (!paths.length) return;
     const errors = paths.map((field) => ({ field, message: 'must not contain U+0000 (a NUL character)' }));
-    throw new AppError('validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; '), { extensions: { errors } });
+    throw new AppError('validation_failed', describeProblems(errors), { extensions: { errors } });
   });
 }

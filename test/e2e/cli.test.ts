@@ -64,7 +64,9 @@ test('tenant, clients, keys: the documented commands and their JSON', async () =
 });
 
 test('bad arguments: one line on stderr, non-zero exit, nothing written', async () => {
-  await refused(['tenant', 'create', '--name', 'X', '--currency', 'A1'], /currency "A1" is not an ISO 4217 code/);
+  await refused(['tenant', 'create', '--name', 'X', '--currency', 'A1'], /currency "A1" is not an active ISO 4217 currency code/);
+  await refused(['tenant', 'create', '--name', 'X', '--currency', 'XYZ'], /currency "XYZ" is not an active ISO 4217 currency code/);
+  await refused(['tenant', 'create', '--name', 'X', '--currency', 'AUDD'], /currency "AUDD" is not an active ISO 4217 currency code/);
   await refused(['tenant', 'create', '--name', 'X', '--timezone', 'Mars/Base'], /not an IANA time zone/);
   await refused(['client', 'create', '--scopes', 'upload'], /--tenant/);
   await refused(['client', 'create', '--tenant', 'not-a-uuid', '--scopes', 'upload'], /no tenant with id/);

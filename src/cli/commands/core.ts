@@ -1,22 +1,14 @@
 // serve, migrate and keys rotate.
 import type { Command } from 'commander';
-import { startServer, stopOnSignals } from '../../main.ts';
+import { serve } from '../../main.ts';
 import { rotateSigningKey } from '../../modules/auth/signing-keys.ts';
-import { config, describeError, emit, fail, withRuntime } from '../run.ts';
+import { withRuntime } from '../run.ts';
 
 export function registerCoreCommands(program: Command): void {
   program
     .command('serve')
     .description('Start the HTTP service (applies pending migrations first). Prints {"url": ...} when listening.')
-    .action(async () => {
-      try {
-        const server = await startServer(config());
-        stopOnSignals(server);
-        emit({ url: server.url, pid: process.pid });
-      } catch (error) {
-        fail(describeError(error));
-      }
-    });
+    .action(() => serve());
 
   program
     .command('migrate')

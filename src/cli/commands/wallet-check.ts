@@ -1,8 +1,8 @@
 // `wagerline wallet-check`: the conformance checker (docs/wallet-check.md). A table on stderr, one
-// JSON object on stdout, exit 0 only when every check passes.
+// JSON object on stdout, exit 0 only when every check passes; 3 when nothing answers at the URL.
 import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { runWalletCheck, type CheckAuth } from '../../tools/wallet-check/index.ts';
+import { runWalletCheck, WalletUnreachable, type CheckAuth } from '../../tools/wallet-check/index.ts';
 import { html, markdown, table } from '../../tools/wallet-check/report.ts';
 import { emit, fail } from '../run.ts';
 import { isUuid } from '../../racing/values.ts';
@@ -12,6 +12,9 @@ interface Opts {
   apiKeyHeader: string; user?: string; amountUnit: 'dollars' | 'cents'; timeoutMs: number; report?: string;
   signingSecret?: string;
 }
+
+/** Exit code when nothing answers at --url (docs/wallet-check.md). */
+const UNREACHABLE_EXIT = 3;
 
 function reportFormat(path: string): 'html' | 'md' {
   if (/\.html?$/i.test(path)) return 'html';
@@ -37,8 +40,14 @@ async function run(opts: Opts): Promise<void> {
   }
   if (opts.user && !isUuid(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
   const format = opts.report ? reportFormat(opts.report) : undefined;
-  const report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs,
-    signingSecret: opts.signingSecret });
+  let report: Awaited<ReturnType<typeof runWalletCheck>>;
+  try {
+    report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs,
+      signingSecret: opts.signingSecret });
+  } catch (error) {
+    if (error instanceof WalletUnreachable) return fail(error.message, UNREACHABLE_EXIT);
+    throw error;
+  }
   process.stderr.write(`${table(report)}\n`);
   if (opts.report) {
     writeFileSync(opts.report, format === 'html' ? html(report) : markdown(report));

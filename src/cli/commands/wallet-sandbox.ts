@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase, type Database } from '../../db/database.ts';
+import { createLogger } from '../../log.ts';
 import { parseDollars } from '../../racing/money.ts';
 import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxAuth } from '../../tools/wallet-sandbox/index.ts';
 import { config, describeError, emit, fail } from '../run.ts';
@@ -61,7 +62,10 @@ async function run(opts: Opts): Promise<void> {
     : { kind: 'client_credentials', clientId: opts.clientId ?? 'wallet-sandbox', clientSecret: opts.clientSecret ?? secret() };
   let database: Database | undefined;
   try {
-    if (!opts.memory) database = await openDatabase(config(), (line) => process.stderr.write(`${line.trimEnd()}\n`));
+    if (!opts.memory) {
+      const cfg = config();
+      database = await openDatabase(cfg, createLogger(cfg.LOG_LEVEL));
+    }
     const sandbox = await startWalletSandbox({
       host: opts.host, port: opts.port, auth, amountUnit: opts.amountUnit, openingBalance: opts.openingBalance,
       openingBonus: opts.openingBonus, latencyMs: opts.latencyMs, failRate: opts.failRate, breaks: opts.break, slowMs: opts.slowMs,

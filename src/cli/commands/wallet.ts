@@ -1,6 +1,7 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
 import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
+import { createLogger } from '../../log.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, withRuntime } from '../run.ts';
 
@@ -27,6 +28,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--signing-secret <secret>', 'sign every call: X-Wagerline-Timestamp and X-Wagerline-Signature (docs/wallet.md)')
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
     .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', positiveInt, 50)
+    .option('--no-verify', 'save without first checking that the wallet answers and takes the credentials')
     .action((tenantId: string, opts: SetWalletOptions) =>
       withRuntime((rt) => walletOf(rt).setWallet({
         tenantId, ...opts,
@@ -61,9 +63,9 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .description('Run only the wallet delivery worker (serve runs it too unless WAGERLINE_WALLET_WORKER=off). Prints {"worker_id", "pid"}; stops on SIGTERM/SIGINT')
     .action(async () => {
       try {
-        const rt = await openRuntime(config(), {
-          events: (message, fields) => process.stderr.write(`${JSON.stringify({ msg: message, ...fields })}\n`),
-        });
+        const cfg = config();
+        const log = createLogger(cfg.LOG_LEVEL);
+        const rt = await openRuntime(cfg, { log, events: (message, fields) => log.warn({ module: 'wallet', ...fields }, message) });
         const worker = rt.services.wallet.createWorker();
         await worker.start();
         emit({ worker_id: worker.workerId, pid: process.pid });

@@ -4,7 +4,7 @@
 // catalog-import.ts (every problem listed), so its schema here documents it for OpenAPI only.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.ts';
+import { AppError, problemSentence } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
 import { positiveInteger } from '../../racing/values.ts';
 import { MANUAL_STATUSES, RACE_STATUSES } from '../../racing/race-status.ts';
@@ -112,7 +112,7 @@ function keyOf(params: unknown): RunnerKey {
     const value = p[name] === undefined ? 1 : positiveInteger(p[name], max);
     if (value === undefined) {
       const message = max === 99 ? 'must be an integer from 1 to 99' : 'must be a positive integer';
-      throw new AppError('validation_failed', `params/${name} ${message}`, { extensions: { errors: [{ field: `params/${name}`, message }] } });
+      throw new AppError('validation_failed', problemSentence(`params/${name}`, message), { extensions: { errors: [{ field: `params/${name}`, message }] } });
     }
     return value;
   };

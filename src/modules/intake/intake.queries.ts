@@ -11,13 +11,15 @@ export interface UploadContextRow {
   timezone: string;
   /** The meeting's date (YYYY-MM-DD) when the meeting is in the catalogue. */
   meeting_date: string | null;
+  /** The race numbers the catalogue lists for the meeting (null when it does not list the meeting). */
+  meeting_races: number[] | null;
 }
 
 export async function uploadContext(db: Queryable, clientId: string, meetingId: number | null): Promise<UploadContextRow | undefined> {
   const { rows } = await db.query<UploadContextRow>({
     name: 'reporting_upload_context',
     text: `SELECT c.agencies, t.currency, t.timezone,
-                  catalogue_meeting_date($2)::text AS meeting_date
+                  catalogue_meeting_date($2)::text AS meeting_date, catalogue_meeting_races($2) AS meeting_races
            FROM operator_clients c JOIN tenants t ON t.tenant_id = c.tenant_id
            WHERE c.client_id = $1`,
     values: [clientId, meetingId],

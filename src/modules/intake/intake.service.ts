@@ -3,7 +3,7 @@
 // through wagerline to the same store (placed-bets.ts). Never imports Fastify.
 import type { Config } from '../../config.ts';
 import { withTransaction, type Pool } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, problemSentence } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
@@ -38,6 +38,13 @@ function betKey(items: unknown[]): q.BetKey | undefined {
   return { source, bet_id: betId, leg: leg as number };
 }
 
+/** Why a race of a meeting the catalogue lists is not one of its races, or undefined when it is (or the meeting is not listed). */
+function unlistedRace(meetingId: number, raceNumber: number, races: number[] | null): string | undefined {
+  if (races === null || races.includes(raceNumber)) return undefined;
+  const listed = races.length ? `lists races ${races.join(', ')} of meeting ${meetingId}, not race ${raceNumber}` : `lists meeting ${meetingId} without races`;
+  return `the catalogue ${listed}; stored all the same (register the race with meeting import or catalog import, or check race_number)`;
+}
+
 export function createIntakeService(deps: { db: Pool; config: Config; cursors: CursorCodec; clock?: () => Date }) {
   const { db, cursors } = deps;
   const clock = deps.clock ?? (() => new Date());
@@ -59,7 +66,7 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
       const invalid = new Set(result.errors.map((e) => e.index)).size;
       const first = result.errors[0]!;
       throw new AppError('validation_failed',
-        `the batch was rejected, nothing was stored: ${invalid} invalid ${invalid === 1 ? 'entry' : 'entries'}; first: ${first.field} ${first.message}`,
+        `the batch was rejected, nothing was stored: ${invalid} invalid ${invalid === 1 ? 'entry' : 'entries'}; first: ${problemSentence(`body/${first.field}`, first.message)}`,
         { extensions: { errors: result.errors } });
     }
     // The race lock leaves one conflict: a bet re-uploaded under another race at the same moment
@@ -83,6 +90,8 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     }, { attempts: 3 });
     const received = result.bets.bet_id.length;
     const warnings = result.warnings;
+    const unlisted = meetingGuess === result.meetingId ? unlistedRace(result.meetingId, result.raceNumber, context.meeting_races) : undefined;
+    if (unlisted) warnings.push({ code: 'unlisted_race', field: 'race_number', count: received, message: unlisted });
     for (const day of stored.late_days ?? []) {
       warnings.push({
         code: 'late_upload',

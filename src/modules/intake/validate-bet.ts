@@ -5,6 +5,7 @@ import { parseInstant, trimText, MONEY_LIMIT, type Instant } from '../../racing/
 import { echo } from '../../errors.ts';
 import type { BetColumns, BetError, UploadWarning, ValidationContext } from './batch.ts';
 import { isObject } from '../../racing/values.ts';
+import { currencyCode } from '../../racing/currencies.ts';
 
 /** Tolerated clock difference between an operator and us for "placed in the future". */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -16,7 +17,6 @@ export const BET_FIELDS = new Set([
 ]);
 /** user_id values that mean "no account": a terminal_id must say where the bet was taken (2.2). */
 const ANONYMOUS = new Set(['cash', 'anon', 'anonymous']);
-const CURRENCIES: ReadonlySet<string> = new Set(Intl.supportedValuesOf('currency'));
 const CONTROL = /[\u0000-\u001f\u007f]/;
 // An unpaired UTF-16 surrogate cannot be stored as UTF-8: the driver would turn it into U+FFFD, so
 // two different ids ("a\ud800", "a\ud801") would become one key in the same statement (a 500).
@@ -224,9 +224,9 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   const netResult = money(st, 'net_result', false, true);
   let currency = ctx.currency;
   if (bet.currency != null && bet.currency !== '') {
-    const c = typeof bet.currency === 'string' ? bet.currency.toUpperCase() : '';
-    if (CURRENCIES.has(c)) currency = c;
-    else fail(st, 'currency', `must be an ISO 4217 currency code such as "AUD", got ${echo(bet.currency)}`);
+    const c = currencyCode(bet.currency);
+    if (c) currency = c;
+    else fail(st, 'currency', `must be an active ISO 4217 currency code such as "AUD", got ${echo(bet.currency)}`);
   }
 
   if (source !== undefined && betId !== undefined) {

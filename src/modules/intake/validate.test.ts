@@ -144,6 +144,8 @@ const rows: Row[] = [
   ['currency unknown', { currency: 'XYZ' }, 'currency', /ISO 4217/],
   ['currency not 3 letters', { currency: 'AUDD' }, 'currency', /ISO 4217/],
   ['currency not a string', { currency: 36 }, 'currency', /ISO 4217/],
+  ['currency withdrawn (the lev, since 2026-01)', { currency: 'BGN' }, 'currency', /must be an active ISO 4217 currency code such as "AUD", got "BGN"/],
+  ['currency new in 2025 (the Caribbean guilder)', { currency: 'XCG' }, undefined],
   // ids
   ['V2 id empty', { id: '' }, 'id', /1 to 64/],
   ['V2 id too long', { id: 'x'.repeat(65) }, 'id', /1 to 64/],

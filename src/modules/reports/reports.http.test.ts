@@ -200,7 +200,11 @@ test('bad parameters are 400 problem+json naming the parameter', async () => {
     const error = body.errors.find((e: { field: string }) => e.field === field);
     assert.ok(error, `${query}: ${res.body}`);
     assert.match(error.message, message, query);
+    assert.match(body.detail, new RegExp(`querystring parameter "${field.split('/')[1]}":? `), query);
   }
+  const missing = (await report(a, 'turnover?to=2024-05-01')).json();
+  assert.equal(missing.detail, 'querystring parameter "from" is required');
+  assert.equal((await report(a, 'turnover?from=2024-05-02&to=2024-05-01')).json().detail, 'querystring parameter "to" must not be before from (2024-05-02)');
   assert.equal((await rows(a, 'turnover?from=2024-01-01&to=2024-12-31')).length, 1); // 366 days: allowed
 });
 

@@ -2,7 +2,7 @@
 // racing authorities and regulators"): turnover grouped any way, and the compliance report of late
 // uploads (spec 8). Parameters are checked here, with messages that say what is wrong and where.
 import type { Pool, Queryable } from '../../db/pool.ts';
-import { AppError, echo } from '../../errors.ts';
+import { AppError, describeProblems, echo } from '../../errors.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './reports.queries.ts';
 
@@ -35,7 +35,7 @@ interface FieldError {
 }
 
 function invalid(errors: FieldError[]): AppError {
-  return new AppError('validation_failed', errors.map((e) => `${e.field} ${e.message}`).join('; '), { extensions: { errors } });
+  return new AppError('validation_failed', describeProblems(errors), { extensions: { errors } });
 }
 
 /** YYYY-MM-DD that is a real calendar date, as a UTC midnight epoch; undefined otherwise. */

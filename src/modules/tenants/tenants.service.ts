@@ -1,11 +1,12 @@
 // Tenants (operator brands) and their operator clients.
 import { randomBytes } from 'node:crypto';
 import type { Pool } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, echo } from '../../errors.ts';
 import { generateSecret, hashSecret } from '../auth/secret-hash.ts';
 import * as q from './tenants.queries.ts';
 import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
+import { currencyCode } from '../../racing/currencies.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -93,10 +94,10 @@ export function createTenantService({ db }: { db: Pool }) {
 
     async createTenant(input: { name: string; currency?: string; timezone?: string }): Promise<Tenant> {
       const name = input.name.trim();
-      const currency = (input.currency ?? 'AUD').toUpperCase();
+      const currency = currencyCode((input.currency ?? 'AUD').trim());
       const timezone = input.timezone ?? 'Australia/Sydney';
       if (!name || name.length > 200) throw bad('name must be 1 to 200 characters');
-      if (!/^[A-Z]{3}$/.test(currency)) throw bad(`currency "${currency}" is not an ISO 4217 code`);
+      if (!currency) throw bad(`currency ${echo(input.currency)} is not an active ISO 4217 currency code (such as "AUD", "NZD")`);
       if (!isTimeZone(timezone)) throw bad(`timezone "${timezone}" is not an IANA time zone name`);
       const row = await q.insertTenant(db, { name, currency, timezone });
       return { tenant_id: row.tenant_id, name: row.name, currency: row.currency, timezone: row.timezone };

@@ -45,7 +45,7 @@ export function createWalletService(deps: WalletServiceDeps) {
     http,
     metrics,
     clock,
-    setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants }, input),
+    setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants, timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS }, input),
     /** Queues a durable call in the caller's transaction (see outbox/enqueue.ts). */
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
     /** Queues many durable calls in the caller's transaction, all or none, a bet's in array order. */

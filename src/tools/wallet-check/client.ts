@@ -27,6 +27,23 @@ export interface TimedCall {
 /** After this many calls without an answer within the bound, later calls are not sent. */
 const GIVE_UP_AFTER_TIMEOUTS = 3;
 
+/** Connection errors that mean nothing answers at the address: no check can tell anything more. */
+const NOTHING_ANSWERS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused',
+  ENOTFOUND: 'unknown host',
+  EAI_AGAIN: 'the host name could not be resolved',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+};
+
+/** Nothing answers at the wallet's URL: the run stops at the first such call (docs/wallet-check.md, exit 3). */
+export class WalletUnreachable extends Error {
+  constructor(readonly url: string, readonly code: string, call: string, callsBefore: number) {
+    super(`nothing answers at ${url}: ${NOTHING_ANSWERS[code]} (${code}) on ${call}, ` +
+      (callsBefore ? `after ${callsBefore} answered call(s); the run stopped there` : 'the first call; no check was run'));
+  }
+}
+
 /** `signingSecret`: sign every transaction call as wagerline does (docs/wallet.md, Authentication and signing). */
 export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: number, signingSecret?: string) {
   const url = baseUrl.replace(/\/+$/, '');
@@ -67,6 +84,8 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     } catch (error) {
       const ms = Math.round(performance.now() - started);
       const e = error as Error & { cause?: { code?: string; message?: string } };
+      const code = e.cause?.code;
+      if (code !== undefined && code in NOTHING_ANSWERS) throw new WalletUnreachable(url, code, `${method} ${path.split('?')[0]}`, calls.length);
       const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
       calls.push({ op, ms, timedOut });
       return { text: '', ms, error: timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };

@@ -5,10 +5,10 @@ import { performance } from 'node:perf_hooks';
 import type { AmountUnit } from './bodies.ts';
 import { FLOW_CHECKS, type Check } from './checks-flows.ts';
 import { PROTOCOL_CHECKS } from './checks-protocol.ts';
-import { createCheckClient, type CheckAuth } from './client.ts';
+import { createCheckClient, WalletUnreachable, type CheckAuth } from './client.ts';
 import { CheckFailure, readBalances, type Ctx } from './expect.ts';
 
-export type { CheckAuth } from './client.ts';
+export { WalletUnreachable, type CheckAuth } from './client.ts';
 
 export interface WalletCheckOptions {
   url: string;
@@ -49,6 +49,7 @@ async function runOne(check: Check, ctx: Ctx): Promise<CheckResult> {
     const detail = await check.run(ctx);
     return { name: check.name, ok: true, detail, ms: Math.round(performance.now() - started) };
   } catch (error) {
+    if (error instanceof WalletUnreachable) throw error;
     const detail = error instanceof CheckFailure ? error.message : `could not run: ${(error as Error).message}`;
     return { name: check.name, ok: false, detail, ms: Math.round(performance.now() - started) };
   }
@@ -76,7 +77,8 @@ export async function runWalletCheck(options: WalletCheckOptions): Promise<Walle
   let inspect = false;
   try {
     inspect = (await readBalances({ client, userId })) !== undefined;
-  } catch {
+  } catch (error) {
+    if (error instanceof WalletUnreachable) throw error;
     inspect = false; // no token yet, or no such endpoint: effects are judged from the answers
   }
   const ctx: Ctx = { client, unit: options.amountUnit ?? 'dollars', userId, inspect, timeoutMs };

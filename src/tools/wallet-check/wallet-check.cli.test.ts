@@ -8,6 +8,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { runCli, startCli } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { freePort } from '../../../test/helpers/net.ts';
 
 let dir: string;
 let db: TestDatabase;
@@ -111,4 +112,14 @@ test('bad arguments are one-line errors with a non-zero exit', async () => {
   const unreachable = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k'], {});
   assert.equal(unreachable.code, 1);
   assert.match(unreachable.json().checks[1].detail, /network error/);
+});
+
+test('wallet-check against a URL where nothing answers: one line, exit 3, nothing on stdout', async () => {
+  const port = await freePort(); // free a moment ago: connections are refused
+  for (const auth of [['--client-id', 'id', '--client-secret', 'secret'], ['--auth', 'api_key', '--api-key', 'key']]) {
+    const run = await runCli(['wallet-check', '--url', `http://127.0.0.1:${port}`, ...auth], {});
+    assert.equal(run.code, 3, run.stderr);
+    assert.equal(run.stdout, '');
+    assert.match(run.stderr, new RegExp(`^wagerline: nothing answers at http://127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\) on (POST /auth/token|GET /balances/[0-9a-f-]+), the first call; no check was run\\n$`));
+  }
 });

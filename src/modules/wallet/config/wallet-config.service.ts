@@ -6,7 +6,8 @@ import type { Pool, Queryable } from '../../../db/pool.ts';
 import { AppError } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
-import type { WalletEndpoint } from '../delivery/http-client.ts';
+import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
+import { verifyWallet } from './verify-wallet.ts';
 import * as q from './wallet-config.queries.ts';
 
 export interface SetWalletInput {
@@ -20,6 +21,8 @@ export interface SetWalletInput {
   signingSecret?: string;
   amountUnit?: string;
   concurrency?: number;
+  /** Check the wallet answers and takes the credentials before saving (verify-wallet.ts). */
+  verify?: boolean;
 }
 
 /** What set-wallet prints: the configuration without any secret. */
@@ -85,7 +88,16 @@ export async function loadEndpoint(db: Queryable, box: SecretBox, tenantId: stri
   return endpointOf(row, box);
 }
 
-export async function setWallet(deps: { db: Pool; box: SecretBox; tenants: TenantService }, input: SetWalletInput): Promise<WalletConfigView> {
+/** What setWallet returns: the configuration without secrets, and what was checked before saving it. */
+export type SetWalletResult = WalletConfigView & {
+  /** What the check found (e.g. that /auth/token issued a token); null when saved unchecked. */
+  verified: string | null;
+};
+
+export async function setWallet(
+  deps: { db: Pool; box: SecretBox; tenants: TenantService; timeoutMs: number },
+  input: SetWalletInput,
+): Promise<SetWalletResult> {
   const { db, box } = deps;
   await deps.tenants.requireTenant(input.tenantId);
   const url = checkUrl(input.url);
@@ -94,31 +106,33 @@ export async function setWallet(deps: { db: Pool; box: SecretBox; tenants: Tenan
   const concurrency = input.concurrency ?? 50;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) throw bad(`--concurrency must be a whole number from 1 to 1000, got ${input.concurrency}`);
   if (input.signingSecret !== undefined && input.signingSecret.length < 16) throw bad('--signing-secret must be at least 16 characters');
-  const common = {
-    tenant_id: input.tenantId,
-    url,
-    signing_secret_enc: input.signingSecret ? box.seal(input.signingSecret) : null,
-    amount_unit: unit,
-    concurrency,
-  };
-  let row: q.WalletConfigRow;
+  let auth: WalletAuth;
   if (input.auth === 'client_credentials') {
     if (!input.clientId || !input.clientSecret) throw bad('--auth client_credentials needs --client-id and --client-secret');
     if (input.apiKey) throw bad('--api-key belongs to --auth api_key');
-    row = await q.upsertWalletConfig(db, {
-      ...common, auth_kind: 'client_credentials', client_id: input.clientId, client_secret_enc: box.seal(input.clientSecret),
-      api_key_enc: null, api_key_header: null,
-    });
+    auth = { kind: 'client_credentials', clientId: input.clientId, clientSecret: input.clientSecret };
   } else if (input.auth === 'api_key') {
     if (!input.apiKey) throw bad('--auth api_key needs --api-key');
     if (input.clientId || input.clientSecret) throw bad('--client-id/--client-secret belong to --auth client_credentials');
     const header = (input.apiKeyHeader ?? 'x-api-key').toLowerCase();
     if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw bad(`--api-key-header "${input.apiKeyHeader}" is not an HTTP header name`);
-    row = await q.upsertWalletConfig(db, {
-      ...common, auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: box.seal(input.apiKey), api_key_header: header,
-    });
+    auth = { kind: 'api_key', apiKey: input.apiKey, header };
   } else {
     throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
   }
-  return viewOf(row);
+  // Checked before anything is saved: a configuration the wallet refuses would park every call.
+  const verified = input.verify
+    ? await verifyWallet({ url, auth, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
+    : null;
+  const row = await q.upsertWalletConfig(db, {
+    tenant_id: input.tenantId,
+    url,
+    signing_secret_enc: input.signingSecret ? box.seal(input.signingSecret) : null,
+    amount_unit: unit,
+    concurrency,
+    ...(auth.kind === 'client_credentials'
+      ? { auth_kind: 'client_credentials', client_id: auth.clientId, client_secret_enc: box.seal(auth.clientSecret), api_key_enc: null, api_key_header: null }
+      : { auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: box.seal(auth.apiKey), api_key_header: auth.header }),
+  });
+  return { ...viewOf(row), verified };
 }

@@ -1,0 +1,99 @@
+// What `tenant set-wallet` checks before it saves a configuration (docs/wallet.md, "Checking a
+// configuration"): that a wallet answers at the URL and takes the credentials given.
+// - client credentials: POST <url>/auth/token must issue an access_token (spec 2.3, 5.3);
+// - API key: POST <url>/refundBet with an empty body `{}`, key (and signature) attached. It cannot
+//   move money (no bet, no transactionId, no amount); a wallet that takes the key refuses the body
+//   with a 4xx in the error shape of spec 2.6; one that refuses the key answers 401 or 403.
+// Each exchange is bounded by WAGERLINE_WALLET_TIMEOUT_MS. A refusal says why, in one line.
+import { AppError } from '../../../errors.ts';
+import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
+import type { WalletAuth } from '../delivery/http-client.ts';
+
+export interface WalletToVerify {
+  url: string;
+  auth: WalletAuth;
+  signingSecret?: string;
+}
+
+interface Answer {
+  status: number;
+  text: string;
+  json: Record<string, unknown> | undefined;
+}
+
+const NO_CONNECTION: Record<string, string> = {
+  ECONNREFUSED: 'connection refused', ENOTFOUND: 'unknown host', EAI_AGAIN: 'the host name could not be resolved',
+  EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', ECONNRESET: 'connection reset',
+};
+
+const refuse = (reason: string) =>
+  new AppError('bad_request', `wallet not saved: ${reason} (--no-verify saves it without this check)`);
+
+/** What came back, for a message: the status and the start of the body. */
+function shown(a: Answer): string {
+  const body = a.text.replace(/\s+/g, ' ').trim();
+  return `HTTP ${a.status} ${body ? (body.length > 120 ? `${body.slice(0, 120)}…` : body) : '(empty body)'}`;
+}
+
+async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
+  let response: Response;
+  try {
+    response = await fetch(url, {
+      method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs),
+      headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers },
+    });
+  } catch (error) {
+    const e = error as Error & { cause?: { code?: string; message?: string } };
+    if (e.name === 'TimeoutError') throw refuse(`the wallet is unreachable: no answer from POST ${url} within ${timeoutMs} ms`);
+    const code = e.cause?.code;
+    const why = code ? `${NO_CONNECTION[code] ?? e.cause?.message ?? 'network error'} (${code})` : (e.cause?.message ?? e.message);
+    throw refuse(`the wallet is unreachable: POST ${url}: ${why}`);
+  }
+  const text = await response.text().catch(() => '');
+  let json: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    json = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, text, json };
+}
+
+function endpoint(base: string, path: string): string {
+  return `${base.replace(/\/+$/, '')}/${path}`;
+}
+
+async function verifyClientCredentials(w: WalletToVerify & { auth: { kind: 'client_credentials' } }, timeoutMs: number): Promise<string> {
+  const url = endpoint(w.url, 'auth/token');
+  const body = JSON.stringify({ grant_type: 'client_credentials', client_id: w.auth.clientId, client_secret: w.auth.clientSecret });
+  const a = await post(url, body, {}, timeoutMs);
+  if (a.status >= 200 && a.status < 300 && typeof a.json?.access_token === 'string') return `POST ${url} issued a token`;
+  if (a.status === 400 || a.status === 401 || a.status === 403) {
+    throw refuse(`the wallet refused the client credentials: POST ${url} answered ${shown(a)}`);
+  }
+  throw refuse(`no wallet token endpoint at ${url}: expected a 2xx with an access_token (spec 2.3), got ${shown(a)}`);
+}
+
+async function verifyApiKey(w: WalletToVerify & { auth: { kind: 'api_key' } }, timeoutMs: number): Promise<string> {
+  const url = endpoint(w.url, 'refundBet');
+  const body = '{}';
+  const headers: Record<string, string> = { [w.auth.header]: w.auth.apiKey };
+  if (w.signingSecret) {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    headers[TIMESTAMP_HEADER] = timestamp;
+    headers[SIGNATURE_HEADER] = signature(w.signingSecret, timestamp, body);
+  }
+  const a = await post(url, body, headers, timeoutMs);
+  if (a.status === 401 || a.status === 403) throw refuse(`the wallet refused the API key (header ${w.auth.header}, ${w.signingSecret ? 'signed' : 'unsigned'}): POST ${url} answered ${shown(a)}`);
+  const errorShape = typeof a.json?.message === 'string' && typeof a.json?.code === 'string' && a.json?.statusCode === a.status;
+  if (a.status >= 400 && a.status < 500 && errorShape) return `POST ${url} took the key and refused an empty body (${a.status} ${String(a.json!.code)})`;
+  throw refuse(`no wallet at ${w.url}: an empty refundBet should be refused with a 4xx {message, code, statusCode} (spec 2.6), got ${shown(a)}`);
+}
+
+/** Checks the wallet; returns what was verified, or throws a bad_request saying why not. */
+export function verifyWallet(wallet: WalletToVerify, timeoutMs: number): Promise<string> {
+  return wallet.auth.kind === 'client_credentials'
+    ? verifyClientCredentials(wallet as WalletToVerify & { auth: { kind: 'client_credentials' } }, timeoutMs)
+    : verifyApiKey(wallet as WalletToVerify & { auth: { kind: 'api_key' } }, timeoutMs);
+}

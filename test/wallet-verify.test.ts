@@ -1,0 +1,96 @@
+// set-wallet checks what it is given before saving: with client credentials the wallet's
+// /auth/token must issue a token; with an API key an empty refundBet must be refused as a wallet
+// refuses a body (4xx in the error shape), not as a wallet refuses a key (401/403). Nothing is saved
+// on a refusal; --no-verify saves unchecked.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import type { Services } from '../src/services.ts';
+import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { testServices } from './helpers/app.ts';
+import { runCli } from './helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { freePort } from './helpers/net.ts';
+import { CLIENT } from './wallet-fixtures.ts';
+
+const key = randomBytes(32);
+const API_KEY = 'operator-api-key-0123456789';
+const SIGNING = 'sign-me-please-0123';
+let db: TestDatabase;
+let services: Services;
+let tokens: WalletSandbox;
+let keyed: WalletSandbox;
+let notAWallet: http.Server;
+let notAWalletUrl: string;
+let tenantId: string;
+
+before(async () => {
+  db = await freshDatabase();
+  services = testServices(db, createSecretBox(key), { settings: { WAGERLINE_WALLET_TIMEOUT_MS: 2000 } });
+  tokens = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  keyed = await startWalletSandbox({ auth: { kind: 'api_key', apiKey: API_KEY, header: 'x-operator-key' }, signingSecret: SIGNING });
+  notAWallet = http.createServer((_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<html>Not Found</html>'));
+  await new Promise<void>((resolve) => notAWallet.listen(0, '127.0.0.1', resolve));
+  notAWalletUrl = `http://127.0.0.1:${(notAWallet.address() as AddressInfo).port}`;
+  tenantId = (await services.tenants.createTenant({ name: 'Verify Bet' })).tenant_id;
+});
+after(async () => {
+  await tokens.close();
+  await keyed.close();
+  await new Promise((resolve) => notAWallet.close(resolve));
+  await services.close();
+  await db.drop();
+});
+
+const saved = async () => (await db.pool.query('SELECT url, auth_kind FROM wallet_configs WHERE tenant_id = $1', [tenantId])).rows;
+const credentials = (url: string, clientSecret = CLIENT.clientSecret) =>
+  ({ tenantId, url, auth: 'client_credentials' as const, clientId: CLIENT.clientId, clientSecret, verify: true });
+const apiKey = (url: string, key = API_KEY, signingSecret: string | null = SIGNING) =>
+  ({ tenantId, url, auth: 'api_key' as const, apiKey: key, apiKeyHeader: 'X-Operator-Key', verify: true, ...(signingSecret && { signingSecret }) });
+
+test('refused before saving: unreachable, refused credentials, not a wallet — each says why', async () => {
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const cases: Array<[Parameters<Services['wallet']['setWallet']>[0], RegExp]> = [
+    [credentials(dead), /^wallet not saved: the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token: connection refused \(ECONNREFUSED\) \(--no-verify saves it without this check\)$/],
+    [credentials(tokens.url, 'wrong-secret-000'), /^wallet not saved: the wallet refused the client credentials: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token answered HTTP 401 /],
+    [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(spec 2\.3\), got HTTP 404 <html>Not Found<\/html>/],
+    [apiKey(keyed.url, 'not-the-key'), /^wallet not saved: the wallet refused the API key \(header x-operator-key, signed\): POST http:\/\/127\.0\.0\.1:\d+\/refundBet answered HTTP 401 /],
+    [apiKey(keyed.url, API_KEY, null), /refused the API key \(header x-operator-key, unsigned\): .*INVALID_SIGNATURE/], // this wallet requires signed calls
+    [apiKey(notAWalletUrl), /^wallet not saved: no wallet at http:\/\/127\.0\.0\.1:\d+: an empty refundBet should be refused with a 4xx \{message, code, statusCode\} \(spec 2\.6\), got HTTP 404/],
+    [apiKey(dead), /the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/refundBet: connection refused/],
+  ];
+  for (const [input, message] of cases) {
+    await assert.rejects(services.wallet.setWallet(input), (error: Error & { code?: string }) => {
+      assert.equal(error.code, 'bad_request');
+      assert.match(error.message, message);
+      return true;
+    });
+  }
+  assert.deepEqual(await saved(), []);
+});
+
+test('accepted and saved when the wallet takes the credentials; the answer says what was checked', async () => {
+  const byToken = await services.wallet.setWallet(credentials(tokens.url));
+  assert.equal(byToken.verified, `POST ${tokens.url}/auth/token issued a token`);
+  const byKey = await services.wallet.setWallet(apiKey(keyed.url));
+  assert.match(byKey.verified!, /^POST http:\/\/127\.0\.0\.1:\d+\/refundBet took the key and refused an empty body \(400 [A-Z_]+\)$/);
+  assert.deepEqual(await saved(), [{ url: keyed.url, auth_kind: 'api_key' }]);
+  assert.equal((await keyed.effects()).size, 0); // the check moved nothing
+});
+
+test('the CLI checks by default, refuses in one line with exit 1, and saves unchecked with --no-verify', async () => {
+  const env = { DATABASE_URL: db.url, WAGERLINE_SECRET_KEY: key.toString('base64'), LOG_LEVEL: 'silent' };
+  const dead = `http://127.0.0.1:${await freePort()}`;
+  const args = ['tenant', 'set-wallet', tenantId, '--url', dead, '--auth', 'client_credentials', '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret];
+  const refused = await runCli(args, env);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stdout, '');
+  assert.match(refused.stderr, /^wagerline: wallet not saved: the wallet is unreachable: .*connection refused.*--no-verify.*\n$/);
+  const unchecked = await runCli([...args, '--no-verify'], env);
+  assert.equal(unchecked.code, 0, unchecked.stderr);
+  assert.deepEqual([unchecked.json().url, unchecked.json().verified], [dead, null]);
+});
