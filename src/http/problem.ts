@@ -121,7 +121,7 @@ function ajvMessage(v: AjvError): string {
     case 'const': return `must be ${JSON.stringify(p.allowedValue)}`;
     case 'pattern': return `must match the pattern ${String(p.pattern)}`;
     case 'format': return `must be ${FORMAT_WORDS[String(p.format)] ?? `in the format ${String(p.format)}`}`;
-    case 'additionalProperties': return 'is not allowed here (unknown name)';
+    case 'additionalProperties': return 'is not a known field';
     case 'anyOf': case 'oneOf': return 'does not match any of the allowed forms';
     default: return v.message ?? 'is invalid';
   }

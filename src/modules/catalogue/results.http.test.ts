@@ -89,8 +89,8 @@ test('result refusals are 4xx problems and record nothing', async () => {
     ['interim on final', `${race(1)}/result`, { placings: [[1]], interim: true }, 409, 'race_status_conflict', /is final: an interim result can no longer be given/],
     ['dividend with 3 decimals', `${race(2)}/result`, { placings: [[1]], dividends: { exacta: 3.456 } }, 400, 'validation_failed', /at most two decimals/],
     ['dividend below 1', `${race(2)}/result`, { placings: [[1]], dividends: { exacta: 0.5 } }, 400, 'validation_failed', /at least 1/],
-    ['unknown product', `${race(2)}/result`, { placings: [[1]], dividends: { pick6: 3 } }, 400, 'validation_failed', /body\/dividends\/pick6 is not a known field/],
-    ['a misspelt field', `${race(2)}/result`, { placings: [[1]], interm: true }, 400, 'validation_failed', /body\/interm is not a known field/],
+    ['unknown product', `${race(2)}/result`, { placings: [[1]], dividends: { pick6: 3 } }, 400, 'validation_failed', /body field "dividends.pick6" is not a known field/],
+    ['a misspelt field', `${race(2)}/result`, { placings: [[1]], interm: true }, 400, 'validation_failed', /body field "interm" is not a known field/],
     ['placings as text', `${race(2)}/result`, { placings: '[[1]]' }, 400, 'validation_failed'],
     ['empty placings', `${race(2)}/result`, { placings: [] }, 400, 'validation_failed'],
     ['interim as text', `${race(2)}/result`, { placings: [[1]], interim: 'true' }, 400, 'validation_failed'],
@@ -120,14 +120,14 @@ test('place terms: set per jurisdiction or *, listed * first; every rule checked
   assert.equal((await ctx.services.catalogue.raceFacts([{ meetingId: M, raceNumber: 2 }])).get(`${M}:2`)!.placesPaid, 1);
 
   const bad: Array<[string, string, unknown, RegExp]> = [
-    ['places 0', 'VIC', { terms: [{ min_starters: 8, places: 0 }] }, /terms\/0\/places/],
+    ['places 0', 'VIC', { terms: [{ min_starters: 8, places: 0 }] }, /terms\[0\]\.places/],
     ['places above min_starters', 'VIC', { terms: [{ min_starters: 2, places: 3 }] }, /terms\[0\]\.places must be an integer from 1 to its min_starters \(2\)/],
     ['min_starters twice', 'VIC', { terms: [{ min_starters: 8, places: 3 }, { min_starters: 8, places: 2 }] }, /min_starters 8 is given twice/],
     ['min_starters 0', 'VIC', { terms: [{ min_starters: 0, places: 1 }] }, /min_starters/],
     ['no terms', 'VIC', { terms: [] }, /terms/],
     ['a fraction', 'VIC', { terms: [{ min_starters: 8, places: 2.5 }] }, /places/],
-    ['an unknown field', 'VIC', { terms: [{ min_starters: 8, places: 3, each_way: true }] }, /body\/terms\/0\/each_way is not a known field/],
-    ['a bad jurisdiction', 'V%20I%20C', { terms: [{ min_starters: 8, places: 3 }] }, /params\/jurisdiction/],
+    ['an unknown field', 'VIC', { terms: [{ min_starters: 8, places: 3, each_way: true }] }, /body field "terms\[0\].each_way" is not a known field/],
+    ['a bad jurisdiction', 'V%20I%20C', { terms: [{ min_starters: 8, places: 3 }] }, /path parameter "jurisdiction"/],
   ];
   for (const [name, jurisdiction, body, detail] of bad) {
     const res = await call('PUT', `/catalog/place-terms/${jurisdiction}`, admin, body);
