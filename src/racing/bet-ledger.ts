@@ -44,22 +44,23 @@ export function movesToSettle(ledger: Ledger, verdict: Extract<Verdict, { state:
   return moves;
 }
 
-/** Calls that return the whole stake (a refund verdict): winnings paid are reversed first. */
-export function movesToRefund(ledger: Ledger, acceptedCents: bigint): Move[] {
+/** Winnings paid reversed with a debit of `reversal`, then the stake not yet returned with refundBet. */
+function movesToReturnStake(ledger: Ledger, acceptedCents: bigint, reversal: 'deductbetwin' | 'betwincancelled'): Move[] {
   const moves: Move[] = [];
-  if (ledger.payoutCents > 0n) moves.push({ op: 'debit', amountCents: ledger.payoutCents, transactionType: 'deductbetwin' });
+  if (ledger.payoutCents > 0n) moves.push({ op: 'debit', amountCents: ledger.payoutCents, transactionType: reversal });
   const left = stakeLeft(ledger, acceptedCents);
   if (left > 0n) moves.push({ op: 'refundBet', amountCents: left });
   return moves;
 }
 
+/** Calls that return the whole stake (a refund verdict): winnings paid are reversed first. */
+export function movesToRefund(ledger: Ledger, acceptedCents: bigint): Move[] {
+  return movesToReturnStake(ledger, acceptedCents, 'deductbetwin');
+}
+
 /** Calls that cancel the bet: winnings paid reversed (betwincancelled), then the stake not yet returned. */
 export function movesToCancel(ledger: Ledger, acceptedCents: bigint): Move[] {
-  const moves: Move[] = [];
-  if (ledger.payoutCents > 0n) moves.push({ op: 'debit', amountCents: ledger.payoutCents, transactionType: 'betwincancelled' });
-  const left = stakeLeft(ledger, acceptedCents);
-  if (left > 0n) moves.push({ op: 'refundBet', amountCents: left });
-  return moves;
+  return movesToReturnStake(ledger, acceptedCents, 'betwincancelled');
 }
 
 /** The ledger once `moves` are sent. Cash outs and adjustments are not part of it. */

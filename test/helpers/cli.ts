@@ -1,4 +1,5 @@
 // Runs the real bin/wagerline as a child process, as an operator would.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
@@ -51,5 +52,27 @@ export function cliEnv(databaseUrl: string, extra: Record<string, string> = {}):
     WAGERLINE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'wagerline-cli-')),
     LOG_LEVEL: 'warn',
     ...extra,
+  };
+}
+
+/**
+ * The two checks of a CLI test: `ok` runs a command that must succeed with one JSON object on
+ * stdout (and returns it); `refused` one that must fail with nothing on stdout and `message` on
+ * the first line of stderr. `env` is read at each call (set in a before hook).
+ */
+export function cliChecks(env: () => Record<string, string>) {
+  return {
+    async ok(args: string[]) {
+      const res = await runCli(args, env());
+      assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+      assert.equal(res.stdout.trim().split('\n').length, 1, 'one JSON object on stdout');
+      return res.json();
+    },
+    async refused(args: string[], message: RegExp) {
+      const res = await runCli(args, env());
+      assert.notEqual(res.code, 0, args.join(' '));
+      assert.equal(res.stdout, '');
+      assert.match(res.stderr.split('\n')[0]!, message);
+    },
   };
 }

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
+import { cliChecks, cliEnv } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
 let db: TestDatabase;
@@ -19,19 +19,7 @@ before(async () => {
 });
 after(() => db.drop());
 
-async function ok(args: string[]) {
-  const res = await runCli(args, env);
-  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-  assert.equal(res.stdout.trim().split('\n').length, 1, 'one JSON object on stdout');
-  return res.json();
-}
-
-async function refused(args: string[], message: RegExp) {
-  const res = await runCli(args, env);
-  assert.notEqual(res.code, 0, args.join(' '));
-  assert.equal(res.stdout, '');
-  assert.match(res.stderr.split('\n')[0]!, message);
-}
+const { ok, refused } = cliChecks(() => env);
 
 test('catalog import: the example racing day and examples/meetings.json; a bad file is refused whole', async () => {
   assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'racing-day.json')]), { imported: 2, races: 16, runners: 164, price_changes: 162, pools: 4 });

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { bettingFixture } from '../../../test/betting-fixture.ts';
-import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
+import { cliChecks, cliEnv } from '../../../test/helpers/cli.ts';
 
 const M = 770301;
 let f: Awaited<ReturnType<typeof bettingFixture>>;
@@ -23,19 +23,7 @@ before(async () => {
 });
 after(() => f.close());
 
-async function ok(args: string[]) {
-  const res = await runCli(args, env);
-  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-  assert.equal(res.stdout.trim().split('\n').length, 1, 'one JSON object on stdout');
-  return res.json();
-}
-
-async function refused(args: string[], message: RegExp) {
-  const res = await runCli(args, env);
-  assert.notEqual(res.code, 0, args.join(' '));
-  assert.equal(res.stdout, '');
-  assert.match(res.stderr.split('\n')[0]!, message);
-}
+const { ok, refused } = cliChecks(() => env);
 
 async function win(race: number, runner: number) {
   const userId = randomUUID();
