@@ -28,7 +28,7 @@ function int(name: string, min: number, max: number) {
 export function registerUserAuthCommands(program: Command, tenant: Command): void {
   tenant
     .command('set-auth')
-    .description('Configure how the users of a tenant\'s frontend authenticate (spec 5.2; docs/frontend.md). Prints the configuration')
+    .description('Configure how the users of a tenant\'s frontend authenticate (docs/frontend.md). Prints the configuration')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .addOption(new Option('--mode <mode>', 'jwt: RS256 tokens checked against the tenant\'s JWKS; custom: opaque tokens the wallet checks at reserve').choices(['jwt', 'custom']).makeOptionMandatory())
     .option('--jwks-url <url>', 'jwt: URL of the tenant\'s JWKS (https://, or http:// for a local one)')
