@@ -86,7 +86,7 @@ export const SETTINGS = {
   WAGERLINE_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by ordinary routes (uploads have their own limit).', '1048576'),
   WAGERLINE_UPLOAD_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by the upload routes.', '8388608'),
   WAGERLINE_UPLOAD_USER_STATES: setting(codeList, 'Comma-separated values accepted in an uploaded bet\'s user_state (case-insensitive).', 'NSW,VIC,QLD,SA,WA,TAS,NT,ACT'),
-  WAGERLINE_WALLET_TIMEOUT_MS: setting(integer(10, 600000), 'Bound on one wallet HTTP call, connect to last byte (spec 8: 10 seconds).', '10000'),
+  WAGERLINE_WALLET_TIMEOUT_MS: setting(integer(10, 600000), 'Bound on one wallet HTTP call, connect to last byte (10 seconds).', '10000'),
   WAGERLINE_WALLET_LEASE_MS: setting(integer(1000, 3600000), 'How long a claimed wallet call stays leased to its sender (renewed while in flight); after a crash it is re-sent once this runs out. Must exceed WAGERLINE_WALLET_TIMEOUT_MS.', '15000'),
   WAGERLINE_WALLET_WORKER: setting(oneOf('on', 'off'), 'Whether serve runs the wallet delivery worker.', 'on'),
   WAGERLINE_WALLET_POLL_MS: setting(integer(50, 600000), 'How often the wallet worker looks for due calls besides LISTEN/NOTIFY wake-ups (retries, expired leases).', '1000'),

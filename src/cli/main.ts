@@ -1,7 +1,8 @@
 // The wagerline command line. Every command prints exactly one JSON object on stdout; logs and
-// errors go to stderr; a bad argument is a one-line error and a non-zero exit.
+// errors go to stderr; every failure is one line and the --help hint, with the exit codes of run.ts
+// (2: usage error, 1: refused or failed).
 import { readFileSync } from 'node:fs';
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.ts';
 import { registerBetCommands, registerBettingCommands } from './commands/betting.ts';
 import { registerCoreCommands } from './commands/core.ts';
@@ -12,6 +13,7 @@ import { registerUserAuthCommands } from './commands/user-auth.ts';
 import { registerWalletCommands } from './commands/wallet.ts';
 import { registerWalletCheckCommand } from './commands/wallet-check.ts';
 import { registerWalletSandboxCommand } from './commands/wallet-sandbox.ts';
+import { describeError, EXIT, exitCodeOf, fail, HELP_HINT, usage, UsageError } from './run.ts';
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
@@ -20,7 +22,12 @@ export function buildProgram(): Command {
     .description('wagerline: reporting upload, operator wallet integration and back-office for wagering operators.\n' +
       'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
     .version(VERSION, '-V, --version', 'print the version of wagerline')
-    .showHelpAfterError('(run with --help for usage)');
+    .showHelpAfterError(HELP_HINT)
+    // Commander's own errors (unknown option or command, missing or bad argument) in our format,
+    // "wagerline: ..." on one line, and exit 2 like every usage error; --help and --version exit 0.
+    // Subcommands inherit both settings.
+    .configureOutput({ outputError: (text, write) => write(`wagerline: ${text.replace(/^error: /, '').replace(/ is invalid(.*?)\. /, ' is invalid$1: ').replace(/\s*\n\s*/g, ' ').trim()}\n`) })
+    .exitOverride((error: CommanderError) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
   registerCoreCommands(program);
   registerMeetingCommands(program);
   registerCatalogCommands(program);
@@ -35,7 +42,19 @@ export function buildProgram(): Command {
   return program;
 }
 
-const program = buildProgram();
-// No command at all: the command list, on stdout, as --help prints it.
-if (process.argv.length <= 2) program.outputHelp();
-else await program.parseAsync(process.argv);
+/** Runs the command line (bin/wagerline); importing this module runs nothing. */
+export async function main(argv: string[] = process.argv): Promise<void> {
+  const program = buildProgram();
+  // No command at all: the command list, on stdout, as --help prints it.
+  if (argv.length <= 2) {
+    program.outputHelp();
+    return;
+  }
+  try {
+    await program.parseAsync(argv);
+  } catch (error) {
+    // An action that threw: a usage error found late (a file), else the error in our words.
+    if (error instanceof UsageError) usage(error.message);
+    fail(describeError(error), exitCodeOf(error));
+  }
+}

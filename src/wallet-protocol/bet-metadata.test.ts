@@ -12,12 +12,12 @@ test('the caller\'s wording', () => {
   const cases: Array<[unknown, string | undefined]> = [
     [ok, undefined],
     ['x', 'betMetadata must be an object'],
-    [{ id: 5 }, 'betMetadata.id must be a string (spec 2.5)'],
-    [{ legs: [] }, 'betMetadata.id (the bet UUID) is required (spec 2.5)'],
+    [{ id: 5 }, 'betMetadata.id must be a string (docs/wallet.md, Request bodies)'],
+    [{ legs: [] }, 'betMetadata.id (the bet UUID) is required (docs/wallet.md, Request bodies)'],
     [{ id: 'other', legs: [] }, `betMetadata.id must be the bet's id ${BET}, got "other"`],
-    [{ id: BET }, 'betMetadata.legs (an array) is required (spec 2.5)'],
-    [{ id: BET, legs: [{ marketId: 3 }] }, 'betMetadata.legs[0].marketId must be a string or null (spec 2.5)'],
-    [{ id: BET, legs: [{ selection: [{ selectionId: [7] }] }] }, 'betMetadata.legs[0].selection[0].selectionId must be an array of strings (spec 2.5)'],
+    [{ id: BET }, 'betMetadata.legs (an array) is required (docs/wallet.md, Request bodies)'],
+    [{ id: BET, legs: [{ marketId: 3 }] }, 'betMetadata.legs[0].marketId must be a string or null (docs/wallet.md, Request bodies)'],
+    [{ id: BET, legs: [{ selection: [{ selectionId: [7] }] }] }, 'betMetadata.legs[0].selection[0].selectionId must be an array of strings (docs/wallet.md, Request bodies)'],
   ];
   for (const [value, expected] of cases) assert.equal(betMetadataProblem(value, { betId: BET }), expected, JSON.stringify(value));
 });

@@ -1,4 +1,4 @@
-// betMetadata of confirm (spec 2.5), typed so that callers get the field names and casing of the
+// betMetadata of confirm (docs/wallet.md, Request bodies), typed so that callers get the field names and casing of the
 // spec at compile time, and checked at enqueue so that a wrongly typed field is refused before it
 // is committed to the outbox rather than parked later by the operator's wallet. The rules match
 // the reference wallet sandbox: `id` (the bet's UUID) and `legs` are required, every other field
@@ -88,7 +88,7 @@ const kindText = (kind: Kind, wallet: boolean) => (kind === 'integer' ? 'an inte
 /** The first field of `value` that is missing (`required`) or not of the kind `shape` gives it; undefined when none. */
 export function shapeProblem(value: unknown, where: string, shape: Record<string, Kind>, style: ProblemStyle, required: string[] = []): string | undefined {
   if (!isObject(value)) return `${where} must be an object`;
-  const cite = style.wallet ? '' : ' (spec 2.5)';
+  const cite = style.wallet ? '' : ' (docs/wallet.md, Request bodies)';
   for (const name of required) if (value[name] === undefined) return `${where}.${name} is required`;
   for (const [name, kind] of Object.entries(shape)) {
     const field = value[name];
@@ -102,9 +102,9 @@ export function betMetadataProblem(value: unknown, style: ProblemStyle = {}): st
   const top = shapeProblem(value, 'betMetadata', BET_METADATA_SHAPE, style, style.wallet ? ['id', 'legs'] : []);
   if (top) return top;
   const meta = value as Record<string, unknown>;
-  if (typeof meta.id !== 'string') return 'betMetadata.id (the bet UUID) is required (spec 2.5)';
+  if (typeof meta.id !== 'string') return 'betMetadata.id (the bet UUID) is required (docs/wallet.md, Request bodies)';
   if (style.betId !== undefined && meta.id.toLowerCase() !== style.betId.toLowerCase()) return `betMetadata.id must be the bet's id ${style.betId}, got ${JSON.stringify(meta.id)}`;
-  if (!Array.isArray(meta.legs)) return 'betMetadata.legs (an array) is required (spec 2.5)';
+  if (!Array.isArray(meta.legs)) return 'betMetadata.legs (an array) is required (docs/wallet.md, Request bodies)';
   for (const [i, leg] of meta.legs.entries()) {
     const problem = shapeProblem(leg, `betMetadata.legs[${i}]`, LEG_SHAPE, style);
     if (problem) return problem;
@@ -113,7 +113,7 @@ export function betMetadataProblem(value: unknown, style: ProblemStyle = {}): st
       const p = shapeProblem(sel, where, SELECTION_SHAPE, style);
       if (p) return p;
       const ids = (sel as { selectionId?: unknown[] }).selectionId;
-      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings${style.wallet ? '' : ' (spec 2.5)'}`;
+      if (ids && !ids.every((id) => typeof id === 'string')) return `${where}.selectionId must be an array of strings${style.wallet ? '' : ' (docs/wallet.md, Request bodies)'}`;
     }
   }
   return undefined;

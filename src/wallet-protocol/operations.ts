@@ -55,7 +55,7 @@ export function requireUuid(value: unknown, what: string): string {
 /** Checks the operation-specific fields of a call and returns what is stored in `extra`. */
 export function validateExtra(op: Operation, input: { betId?: string; transactionType?: string; betMetadata?: unknown; metadata?: unknown }): CallExtra {
   const stray = (field: string, present: unknown) => {
-    if (present !== undefined) throw new AppError('bad_request', `${field} is not a field of ${op} (spec 2.4)`);
+    if (present !== undefined) throw new AppError('bad_request', `${field} is not a field of ${op} (docs/wallet.md, Request bodies)`);
   };
   if (op !== 'debit' && op !== 'credit') stray('transactionType', input.transactionType);
   if (op !== 'confirm') stray('betMetadata', input.betMetadata);
@@ -70,7 +70,7 @@ export function validateExtra(op: Operation, input: { betId?: string; transactio
       return { transactionType: input.transactionType };
     }
     case 'confirm': {
-      if (input.betMetadata === undefined) throw new AppError('bad_request', 'confirm needs betMetadata, an object (spec 2.5)');
+      if (input.betMetadata === undefined) throw new AppError('bad_request', 'confirm needs betMetadata, an object (docs/wallet.md, Request bodies)');
       return { betMetadata: validateBetMetadata(input.betMetadata, input.betId) };
     }
     case 'reserve': {

@@ -2,7 +2,7 @@
 // bet cancel | cash-out | adjust | show | history: an operator's changes to one placed bet and its
 // record (docs/bets-admin.md). Each prints one JSON object; money is decimal text ("12.50").
 import type { Command } from 'commander';
-import { example, withRuntime } from '../run.ts';
+import { amount, example, uuid, withRuntime } from '../run.ts';
 
 /** Who made a change, as the bet's history records it. */
 const CLI = { by: 'cli' };
@@ -23,7 +23,7 @@ export function registerBettingCommands(tenant: Command): void {
     .command('set-limits')
     .description('Set a tenant\'s acceptance limits for placed bets, in dollars (docs/betting.md). A limit not given is kept; "none" removes one. ' +
       'Prints {tenant_id, max_stake, max_payout, max_runner_liability, updated_at}')
-    .argument('<tenant_id>')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .option('--max-stake <dollars>', 'the most of one bet\'s stake taken')
     .option('--max-payout <dollars>', 'fixed odds: the most one bet may pay out')
     .option('--max-runner-liability <dollars>', 'fixed-odds win and place: the most the book may pay out on one runner')
@@ -41,8 +41,8 @@ export function registerBetCommands(program: Command): void {
     .command('cancel')
     .description('Cancel a bet: winnings already paid are taken back (debit betwincancelled), then the stake is returned (refundBet). ' +
       'Cancelling a cancelled bet changes nothing. Prints {"tenant_id", "bet_id", "status", "previous_status", "changed", "payout", "refunded", "cash_out", "adjusted", "calls"}')
-    .argument('<tenant_id>', 'tenant id (UUID)')
-    .argument('<bet_id>', 'bet id (UUID)')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
+    .argument('<bet_id>', 'bet id (UUID)', uuid)
     .option('--reason <text>', 'why, for the bet\'s history (at most 500 characters)')
     .addHelpText('after', example(`wagerline bet cancel ${TENANT} ${BET} --reason "race meeting void by stewards"`))
     .action((tenantId: string, betId: string, opts: { reason?: string }) =>
@@ -51,9 +51,9 @@ export function registerBetCommands(program: Command): void {
     .command('cash-out')
     .description('Cash out an accepted fixed-odds bet not yet settled, for the amount quoted to the user (credit cashout); the bet is then closed. ' +
       'Prints the same fields as bet cancel')
-    .argument('<tenant_id>', 'tenant id (UUID)')
-    .argument('<bet_id>', 'bet id (UUID)')
-    .requiredOption('--amount <dollars>', 'above 0, at most two decimals, at most what the bet could return')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
+    .argument('<bet_id>', 'bet id (UUID)', uuid)
+    .requiredOption('--amount <dollars>', 'above 0, at most two decimals, at most what the bet could return', amount)
     .addHelpText('after', example(`wagerline bet cash-out ${TENANT} ${BET} --amount 12.50`))
     .action((tenantId: string, betId: string, opts: { amount: string }) =>
       withRuntime((rt) => rt.services.bets.cashOut(ref(tenantId, betId), opts.amount, CLI)));
@@ -61,9 +61,9 @@ export function registerBetCommands(program: Command): void {
     .command('adjust')
     .description('Credit the user of a taken bet by hand (credit adjustreversetransaction), with the reason; the bet\'s status is kept. ' +
       'Prints the same fields as bet cancel')
-    .argument('<tenant_id>', 'tenant id (UUID)')
-    .argument('<bet_id>', 'bet id (UUID)')
-    .requiredOption('--amount <dollars>', 'above 0, at most two decimals')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
+    .argument('<bet_id>', 'bet id (UUID)', uuid)
+    .requiredOption('--amount <dollars>', 'above 0, at most two decimals', amount)
     .requiredOption('--reason <text>', 'why (1 to 500 characters), kept in the bet\'s history')
     .addHelpText('after', example(`wagerline bet adjust ${TENANT} ${BET} --amount 5.00 --reason "goodwill: late price change"`))
     .action((tenantId: string, betId: string, opts: { amount: string; reason: string }) =>
@@ -72,15 +72,15 @@ export function registerBetCommands(program: Command): void {
     .command('show')
     .description('A bet\'s whole record: status, result, stake, accepted stake, payout, refunds, cash out, adjustments, legs, ' +
       'its wallet calls with their status, and its history')
-    .argument('<tenant_id>', 'tenant id (UUID)')
-    .argument('<bet_id>', 'bet id (UUID)')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
+    .argument('<bet_id>', 'bet id (UUID)', uuid)
     .addHelpText('after', example(`wagerline bet show ${TENANT} ${BET}`))
     .action((tenantId: string, betId: string) => withRuntime((rt) => rt.services.bets.show(ref(tenantId, betId))));
   bet
     .command('history')
     .description('A bet\'s states, oldest first, each with its time, cause and detail. Prints {"tenant_id", "bet_id", "history": [{"at", "from", "to", "cause", "detail"}]}')
-    .argument('<tenant_id>', 'tenant id (UUID)')
-    .argument('<bet_id>', 'bet id (UUID)')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
+    .argument('<bet_id>', 'bet id (UUID)', uuid)
     .addHelpText('after', example(`wagerline bet history ${TENANT} ${BET}`))
     .action((tenantId: string, betId: string) => withRuntime(async (rt) => ({
       tenant_id: tenantId, bet_id: betId, history: await rt.services.bets.history(ref(tenantId, betId)),

@@ -3,14 +3,13 @@
 // is opened, so a bad one writes nothing; each command prints one JSON object. A command that
 // queues a race's settlement (a final result, an abandonment, a scratching) also settles it before
 // it returns, so the wallet calls it causes are queued when it prints.
-import { readFile } from 'node:fs/promises';
 import { InvalidArgumentError, type Command } from 'commander';
 import { AppError } from '../../errors.ts';
 import { MAX_RUNNER_NUMBER, parseDeduction, parsePrice } from '../../racing/catalogue-rules.ts';
 import { isManualStatus, MANUAL_STATUSES } from '../../racing/race-status.ts';
 import { isDate, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
 import type { Runtime } from '../../runtime.ts';
-import { describeError, example, withRuntime } from '../run.ts';
+import { describeError, example, readText, usage, withRuntime } from '../run.ts';
 
 const integer = (what: string, max: number) => (value: string): number => {
   const n = /^\d+$/.test(value) ? positiveInteger(value, max) : undefined;
@@ -57,17 +56,17 @@ async function settleNow<T extends object>(rt: Runtime, what: string, done: T) {
   try {
     return { ...done, settlement: await rt.services.settlement.runPending() };
   } catch (error) {
-    throw new Error(`${what} is recorded, but settling its bets failed: ${describeError(error)} (the settlement stays queued; serve or the next race command resumes it)`);
+    throw new AppError('internal_error', `${what} is recorded, but settling its bets failed: ${describeError(error)} (the settlement stays queued; serve or the next race command resumes it)`);
   }
 }
 
 async function readJson(file: string): Promise<unknown> {
-  if (!/\.json$/i.test(file)) throw new AppError('bad_request', `${file}: a catalogue file is .json`);
-  const text = await readFile(file, 'utf8');
+  if (!/\.json$/i.test(file)) usage(`${file}: a catalogue file is .json`);
+  const text = await readText(file);
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new AppError('bad_request', `${file} is not valid JSON: ${(error as Error).message}`);
+    return usage(`${file} is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -80,7 +79,10 @@ export function registerCatalogCommands(program: Command): void {
       'Prints {"imported", "races", "runners", "price_changes", "pools"}')
     .argument('<file>', 'catalogue file, .json')
     .addHelpText('after', example('wagerline catalog import examples/racing-day.json'))
-    .action((file: string) => withRuntime(async (rt) => rt.services.catalogue.importCatalog(await readJson(file))));
+    .action(async (file: string) => {
+      const catalogue = await readJson(file); // before the database is opened
+      return withRuntime((rt) => rt.services.catalogue.importCatalog(catalogue));
+    });
   catalog
     .command('sample')
     .description('Import the sample racing day (examples/racing-day.json) dated --date; for today its races start over the coming hours. ' +

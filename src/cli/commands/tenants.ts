@@ -1,6 +1,6 @@
 // tenant create, client create | list | rotate-secret | revoke | grant.
 import type { Command } from 'commander';
-import { list, withRuntime } from '../run.ts';
+import { list, uuid, uuidList, withRuntime } from '../run.ts';
 
 export function registerTenantCommands(program: Command): Command {
   const tenant = program.command('tenant').description('Manage tenants (operator brands)');
@@ -18,7 +18,7 @@ export function registerTenantCommands(program: Command): Command {
   client
     .command('create')
     .description('Create a client of a tenant. Prints its client_id and client_secret (shown only this once)')
-    .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to')
+    .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to (UUID)', uuid)
     .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin', list)
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated', list)
@@ -31,7 +31,7 @@ export function registerTenantCommands(program: Command): Command {
   client
     .command('list')
     .description('List the clients of a tenant (no secrets). Prints {"clients": [...]}')
-    .requiredOption('--tenant <tenant_id>', 'tenant whose clients to list')
+    .requiredOption('--tenant <tenant_id>', 'tenant whose clients to list (UUID)', uuid)
     .action((opts: { tenant: string }) =>
       withRuntime(async (rt) => ({ clients: await rt.services.tenants.listClients(opts.tenant) })),
     );
@@ -50,7 +50,7 @@ export function registerTenantCommands(program: Command): Command {
     .description('Let a back-office client see more tenants than its own (a group operator running several brands); ' +
       'replaces its earlier grant, "none" removes it. Prints {"client_id", "tenant_id", "granted", "tenants"}')
     .argument('<client_id>')
-    .requiredOption('--tenants <list>', 'tenant ids, comma-separated, or none', list)
+    .requiredOption('--tenants <list>', 'tenant ids (UUIDs), comma-separated, or none', uuidList)
     .action((clientId: string, opts: { tenants: string[] }) => withRuntime((rt) =>
       rt.services.tenants.grantTenants(clientId, opts.tenants.length === 1 && opts.tenants[0] === 'none' ? [] : opts.tenants)));
   return tenant;

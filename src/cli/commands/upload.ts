@@ -8,7 +8,7 @@ import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
 import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
-import { emit, fail } from '../run.ts';
+import { describeError, emit, fail, fileError } from '../run.ts';
 
 interface Opts {
   file: string; apiUrl: string; authUrl: string; clientId: string; clientSecret: string; v1?: boolean;
@@ -41,7 +41,7 @@ async function run(opts: Opts): Promise<void> {
   try {
     text = opts.file === '-' ? await readStdin() : await readFile(opts.file, 'utf8');
   } catch (error) {
-    return fail(`cannot read ${opts.file}: ${(error as Error).message}`, 2);
+    return fail(fileError(opts.file, error), 2);
   }
   let batches;
   try {
@@ -85,7 +85,5 @@ export function registerUploadCommand(program: Command): void {
     .addOption(new Option('--concurrency <n>', 'requests in flight at once, 1-16').argParser(intIn(1, 16)).default(2))
     .addOption(new Option('--retries <n>', 'retries of a batch after a network error, 5xx or 429, 0-20').argParser(intIn(0, 20)).default(5))
     .addOption(new Option('--timeout <seconds>', 'bound on one request, 1-600').argParser(intIn(1, 600)).default(60))
-    // Argument errors exit 2 like file errors (commander's own default is 1, which means "rejected" here).
-    .exitOverride((error) => process.exit(error.exitCode === 0 ? 0 : 2))
-    .action((opts: Opts) => run(opts).catch((error) => fail((error as Error).message)));
+    .action((opts: Opts) => run(opts).catch((error) => fail(describeError(error))));
 }

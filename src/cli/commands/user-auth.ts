@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import type { SetUserAuthInput } from '../../modules/auth/user-auth.service.ts';
 import { startDevJwks } from '../../tools/dev-jwks/index.ts';
-import { describeError, emit, fail, withRuntime } from '../run.ts';
+import { describeError, emit, fail, uuid, withRuntime } from '../run.ts';
 
 interface SetAuthOptions {
   mode: 'jwt' | 'custom';
@@ -28,8 +28,8 @@ function int(name: string, min: number, max: number) {
 export function registerUserAuthCommands(program: Command, tenant: Command): void {
   tenant
     .command('set-auth')
-    .description('Configure how the users of a tenant\'s frontend authenticate (spec 5.2; docs/frontend.md). Prints the configuration')
-    .argument('<tenant_id>')
+    .description('Configure how the users of a tenant\'s frontend authenticate (docs/frontend.md). Prints the configuration')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .addOption(new Option('--mode <mode>', 'jwt: RS256 tokens checked against the tenant\'s JWKS; custom: opaque tokens the wallet checks at reserve').choices(['jwt', 'custom']).makeOptionMandatory())
     .option('--jwks-url <url>', 'jwt: URL of the tenant\'s JWKS (https://, or http:// for a local one)')
     .option('--client-id <id>', 'jwt: the client_id claim the tenant\'s tokens carry')

@@ -4,8 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runWalletCheck, WalletUnreachable, type CheckAuth } from '../../tools/wallet-check/index.ts';
 import { html, markdown, table } from '../../tools/wallet-check/report.ts';
-import { emit, fail } from '../run.ts';
-import { isUuid } from '../../racing/values.ts';
+import { emit, fail, uuid } from '../run.ts';
 
 interface Opts {
   url: string; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string; apiKey?: string;
@@ -38,7 +37,6 @@ async function run(opts: Opts): Promise<void> {
     if (!opts.clientId || !opts.clientSecret) fail('--auth client_credentials needs --client-id and --client-secret', 2);
     auth = { kind: 'client_credentials', clientId: opts.clientId, clientSecret: opts.clientSecret };
   }
-  if (opts.user && !isUuid(opts.user)) fail(`--user must be a UUID, got "${opts.user}"`, 2);
   const format = opts.report ? reportFormat(opts.report) : undefined;
   let report: Awaited<ReturnType<typeof runWalletCheck>>;
   try {
@@ -59,16 +57,16 @@ async function run(opts: Opts): Promise<void> {
 export function registerWalletCheckCommand(program: Command): void {
   program
     .command('wallet-check')
-    .description('Check an operator wallet against spec 4.3 (docs/wallet-check.md). Table on stderr, {passed, failed, checks} on stdout; exit 0 only if all pass')
+    .description('Check an operator wallet against the wallet interface of docs/wallet.md (docs/wallet-check.md). Table on stderr, {passed, failed, checks} on stdout; exit 0 only if all pass')
     .requiredOption('--url <wallet_url>', 'base URL of the wallet (the paths /auth/token, /reserve, ... are appended)')
     .addOption(new Option('--auth <kind>', 'how to authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))
     .option('--client-id <id>', 'client_credentials: client id')
     .option('--client-secret <secret>', 'client_credentials: client secret')
     .option('--api-key <key>', 'api_key: the key')
     .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
-    .option('--user <uuid>', 'the test user to make calls for (needs about 50.00 cash); default a fresh UUID')
+    .option('--user <uuid>', 'the test user to make calls for (needs about 50.00 cash); default a fresh UUID', uuid)
     .addOption(new Option('--amount-unit <unit>', 'wire unit of amounts').choices(['dollars', 'cents']).default('dollars'))
-    .option('--timeout-ms <n>', 'bound on every call (spec 8: 10 s)', (raw: string) => {
+    .option('--timeout-ms <n>', 'bound on every call (wagerline\'s own bound: 10 s)', (raw: string) => {
       if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive whole number');
       return Number(raw);
     }, 10_000)

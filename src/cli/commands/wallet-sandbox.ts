@@ -103,7 +103,7 @@ async function run(opts: Opts): Promise<void> {
 export function registerWalletSandboxCommand(program: Command): void {
   program
     .command('wallet-sandbox')
-    .description('Run the reference operator wallet (spec 4.3) on 127.0.0.1. Prints one JSON line {url, auth, credentials, ...} when ready; see docs/wallet-sandbox.md')
+    .description('Run the reference operator wallet (docs/wallet.md) on 127.0.0.1. Prints one JSON line {url, auth, credentials, ...} when ready; see docs/wallet-sandbox.md')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', int('--port', 0, 65535), 9090)
     .addOption(new Option('--auth <kind>', 'how callers authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))

@@ -3,22 +3,18 @@ import type { Command } from 'commander';
 import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
 import { createLogger } from '../../log.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
-import { config, describeError, emit, fail, withRuntime } from '../run.ts';
+import { config, describeError, emit, fail, integer, uuid, withRuntime } from '../run.ts';
 
 const walletOf = (rt: Runtime) => rt.services.wallet;
 
-function positiveInt(value: string): number {
-  if (!/^\d+$/.test(value)) fail(`--concurrency must be a whole number, got "${value}"`, 2);
-  return Number(value);
-}
 
 type SetWalletOptions = Omit<SetWalletInput, 'tenantId'>;
 
 export function registerWalletCommands(program: Command, tenant: Command): void {
   tenant
     .command('set-wallet')
-    .description('Configure the operator wallet of a tenant (spec 4.3, 5.3). Secrets are stored sealed and never printed. Prints the configuration without secrets')
-    .argument('<tenant_id>')
+    .description('Configure the operator wallet of a tenant (docs/wallet.md). Secrets are stored sealed and never printed. Prints the configuration without secrets')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .requiredOption('--url <wallet_url>', 'base URL of the wallet; calls go to <url>/reserve, <url>/confirm, ...')
     .requiredOption('--auth <kind>', 'client_credentials or api_key')
     .option('--client-id <id>', 'client_credentials: client id for <url>/auth/token')
@@ -27,7 +23,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--api-key-header <name>', 'api_key: header that carries the key', 'x-api-key')
     .option('--signing-secret <secret>', 'sign every call: X-Wagerline-Timestamp and X-Wagerline-Signature (docs/wallet.md)')
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
-    .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', positiveInt, 50)
+    .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', integer(1, 10_000), 50)
     .option('--no-verify', 'save without first checking that the wallet answers and takes the credentials')
     .action((tenantId: string, opts: SetWalletOptions) =>
       withRuntime((rt) => walletOf(rt).setWallet({
@@ -40,22 +36,22 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
   wallet
     .command('calls')
     .description('Every wallet call of a bet, in order, with every attempt. Prints {"bet_id", "calls": [...]}')
-    .requiredOption('--bet <bet_id>', 'bet id (UUID)')
+    .requiredOption('--bet <bet_id>', 'bet id (UUID)', uuid)
     .action((opts: { bet: string }) => withRuntime((rt) => walletOf(rt).callsOfBet(opts.bet)));
   wallet
     .command('failed')
     .description('Calls parked as failed (retries spent, or refused for good). Prints {"count", "calls": [...]}')
-    .option('--tenant <tenant_id>', 'only this tenant')
+    .option('--tenant <tenant_id>', 'only this tenant (UUID)', uuid)
     .action((opts: { tenant?: string }) => withRuntime((rt) => walletOf(rt).failed(opts.tenant)));
   wallet
     .command('retry')
     .description('Re-queue a parked call (same transactionId, fresh retry budget); its bet\'s later calls follow it. Prints the call')
-    .argument('<call_id>', 'the call\'s id (its transactionId)')
+    .argument('<call_id>', 'the call\'s id (its transactionId, a UUID)', uuid)
     .action((callId: string) => withRuntime((rt) => walletOf(rt).retry(callId)));
   wallet
     .command('resolve')
     .description('Close a parked call without sending it (settled with the operator by other means); unblocks its bet. Prints the call')
-    .argument('<call_id>')
+    .argument('<call_id>', 'the call\'s id (its transactionId, a UUID)', uuid)
     .requiredOption('--note <text>', 'why, for the record')
     .action((callId: string, opts: { note: string }) => withRuntime((rt) => walletOf(rt).resolve(callId, opts.note)));
   wallet

@@ -97,7 +97,7 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
         code: 'late_upload',
         field: 'bets',
         count: day.bets,
-        message: `received after the upload deadline ${new Date(day.deadline_at).toISOString()} of racing day ${day.racing_day} (spec 8); accepted and flagged late`,
+        message: `received after the upload deadline ${new Date(day.deadline_at).toISOString()} of racing day ${day.racing_day} (docs/upload.md, Deadline); accepted and flagged late`,
       });
     }
     return {

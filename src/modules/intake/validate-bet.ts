@@ -71,7 +71,7 @@ function checkTerminal(st: BetState, userId: string | null | undefined, terminal
   const anonymous = ANONYMOUS.has(userId.toLowerCase());
   if (anonymous && terminalId === null) fail(st, 'terminal_id', `is required when user_id is ${echo(userId)}`);
   else if (!anonymous && terminalId !== null) {
-    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given (spec 2.2), got ${echo(userId)}`);
+    fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given, got ${echo(userId)}`);
   }
 }
 

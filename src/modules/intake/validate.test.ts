@@ -93,7 +93,7 @@ const rows: Row[] = [
   ['user_id as a fraction', { user_id: 1.5 }, 'user_id', /string or an integer/],
   ['anon with a terminal', { user_id: 'anon', terminal_id: 'T-1' }, undefined],
   ['CASH with a terminal (any case)', { user_id: 'CASH', terminal_id: 'T-1' }, undefined],
-  ['an account with a terminal', { user_id: '12345', terminal_id: 'T1' }, 'user_id', /cash, anon or anonymous when terminal_id is given \(spec 2\.2\), got "12345"/],
+  ['an account with a terminal', { user_id: '12345', terminal_id: 'T1' }, 'user_id', /cash, anon or anonymous when terminal_id is given, got "12345"/],
   ['an integer account with a terminal', { user_id: 881, terminal_id: 42 }, 'user_id', /when terminal_id is given/],
   ['an account with a blank terminal_id is fine', { user_id: '12345', terminal_id: '  ' }, undefined],
   ['an account with terminal_id null is fine', { user_id: '12345', terminal_id: null }, undefined],

@@ -97,7 +97,7 @@ export function registerReportRoutes(app: FastifyInstance, service: ReportsServi
   app.get('/reports/late-uploads', {
     onRequest: auth,
     schema: {
-      summary: 'Compliance: bets received after the upload deadline (spec 8), per client, racing day and race',
+      summary: 'Compliance: bets received after the upload deadline (docs/upload.md, Deadline), per client, racing day and race',
       tags: ['reports'], security: [{ bearer: [] }], produces, querystring: LateQuery,
       response: { 200: Type.Object({ rows: Type.Array(LateRow) }), ...problemResponses(400, 401, 403) },
     },

@@ -18,7 +18,7 @@ const tokenEndpoint: Check = {
     try {
       token = await ctx.client.requestToken();
     } catch {
-      return 'not applicable: API-key authentication (spec 5.3)';
+      return 'not applicable: API-key authentication (docs/wallet.md)';
     }
     const body = token.json as Record<string, unknown> | undefined;
     if (token.status !== 200 || !body) fail(`POST /auth/token: expected 200 with a JSON body, got ${describe(token)}`);
@@ -28,7 +28,7 @@ const tokenEndpoint: Check = {
       typeof body.token_type === 'string' && body.token_type.toLowerCase() === 'bearer' ? '' : 'token_type ("bearer")',
       'scope' in body && (body.scope === null || typeof body.scope === 'string') ? '' : 'scope (null or string)',
     ].filter(Boolean);
-    if (problems.length) fail(`the token response (spec 2.3) lacks ${problems.join(', ')}: ${describe(token)}`);
+    if (problems.length) fail(`the token response (docs/wallet.md, Authentication) lacks ${problems.join(', ')}: ${describe(token)}`);
     const wrong = await ctx.client.requestToken('wallet-check-wrong-secret');
     if (wrong.status === undefined || wrong.status < 400 || wrong.status >= 500) {
       fail(`a wrong client_secret must be refused with a 4xx, got ${describe(wrong)}`);
@@ -98,7 +98,7 @@ const bonusFlag: Check = {
     await moved('after a bonus reserve', {});
     expectSuccess(await ctx.client.post('confirm', confirmBody(bet, 200, ctx.unit)), 'confirm with bonusFlag true');
     expectSuccess(await ctx.client.post('settleBet', settleBetBody(bet, 300, ctx.unit)), 'settleBet of a bonus bet');
-    await moved('after settleBet of a bonus bet (winnings go to cash, spec 2.4)', { cash: 300 });
+    await moved('after settleBet of a bonus bet (winnings go to cash)', { cash: 300 });
     return verified(ctx);
   },
 };

@@ -8,7 +8,7 @@ export const SANDBOX_CODES = {
   REFUND_EXCEEDS_BET: { status: 400, meaning: 'refundBet: the amount is larger than what is still held or confirmed for the bet.' },
   BONUS_FLAG_MISMATCH: { status: 400, meaning: 'confirm/refundBet: bonusFlag differs from the reserve of the bet.' },
   USER_MISMATCH: { status: 400, meaning: 'The bet was reserved for another userId.' },
-  UNKNOWN_TRANSACTION_TYPE: { status: 400, meaning: 'debit/credit: transactionType is not one of the values of spec 2.4 for that call.' },
+  UNKNOWN_TRANSACTION_TYPE: { status: 400, meaning: 'debit/credit: transactionType is not one of the values docs/wallet.md lists for that call.' },
   UNSUPPORTED_GRANT_TYPE: { status: 400, meaning: '/auth/token: grant_type is not client_credentials.' },
   INVALID_CLIENT: { status: 401, meaning: '/auth/token: unknown client_id or wrong client_secret.' },
   INVALID_TOKEN: { status: 401, meaning: 'Missing, unknown, expired or revoked bearer token.' },

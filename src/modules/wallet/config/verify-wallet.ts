@@ -72,7 +72,7 @@ async function verifyClientCredentials(w: WalletToVerify & { auth: { kind: 'clie
   if (a.status === 400 || a.status === 401 || a.status === 403) {
     throw refuse(`the wallet refused the client credentials: POST ${url} answered ${shown(a)}`);
   }
-  throw refuse(`no wallet token endpoint at ${url}: expected a 2xx with an access_token (spec 2.3), got ${shown(a)}`);
+  throw refuse(`no wallet token endpoint at ${url}: expected a 2xx with an access_token (docs/wallet.md), got ${shown(a)}`);
 }
 
 async function verifyApiKey(w: WalletToVerify & { auth: { kind: 'api_key' } }, timeoutMs: number): Promise<string> {
@@ -88,7 +88,7 @@ async function verifyApiKey(w: WalletToVerify & { auth: { kind: 'api_key' } }, t
   if (a.status === 401 || a.status === 403) throw refuse(`the wallet refused the API key (header ${w.auth.header}, ${w.signingSecret ? 'signed' : 'unsigned'}): POST ${url} answered ${shown(a)}`);
   const errorShape = typeof a.json?.message === 'string' && typeof a.json?.code === 'string' && a.json?.statusCode === a.status;
   if (a.status >= 400 && a.status < 500 && errorShape) return `POST ${url} took the key and refused an empty body (${a.status} ${String(a.json!.code)})`;
-  throw refuse(`no wallet at ${w.url}: an empty refundBet should be refused with a 4xx {message, code, statusCode} (spec 2.6), got ${shown(a)}`);
+  throw refuse(`no wallet at ${w.url}: an empty refundBet should be refused with a 4xx {message, code, statusCode} (docs/wallet.md), got ${shown(a)}`);
 }
 
 /** Checks the wallet; returns what was verified, or throws a bad_request saying why not. */
