@@ -24,6 +24,7 @@ import { registerBetAdminRoutes } from './modules/betting/betting.http.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
+import { registerTenantAdminRoutes } from './modules/tenants/tenants.http.ts';
 import type { Services } from './services.ts';
 
 export interface AppDeps {
@@ -104,6 +105,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // A final result queues its race for settlement; the route starts settling it at once.
   registerCatalogueRoutes(app, services.catalogue, { settle: () => services.settlement.runPending() });
   registerBetAdminRoutes(app, services.bets);
+  registerTenantAdminRoutes(app, {
+    tenants: services.tenants, overview: services.tenantOverview, wallet: services.wallet, users: services.users, betting: services.betting,
+  });
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;

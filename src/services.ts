@@ -19,6 +19,7 @@ import { createUserAuthService, type UserAuthServiceDeps } from './modules/auth/
 import { createCatalogueService } from './modules/catalogue/catalogue.service.ts';
 import { createIntakeService } from './modules/intake/intake.service.ts';
 import { createReportsService } from './modules/reports/reports.service.ts';
+import { createTenantOverview } from './modules/tenants/tenant-overview.ts';
 import { createTenantService } from './modules/tenants/tenants.service.ts';
 import { createWalletService } from './modules/wallet/wallet.service.ts';
 
@@ -68,8 +69,10 @@ export function createServices(deps: ServiceDeps) {
   // The back-office reads bets through the betting module, and decides who sees which tenants.
   const backofficeReads = createBackofficeReads({ db, clock, catalogue, wallet, interruptedAfterMs });
   const backoffice = createBackofficeService({ tenants, tokens, reads: backofficeReads, bets });
+  // tenant show: the tenant with its clients, wallet, frontend user auth and limits.
+  const tenantOverview = createTenantOverview({ tenants, wallet, users, betting });
   return {
-    config, clock, tenants, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets, backofficeReads, backoffice,
+    config, clock, tenants, tenantOverview, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets, backofficeReads, backoffice,
     /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
     async close(): Promise<void> {
       tokens.stop();

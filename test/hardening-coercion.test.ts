@@ -45,6 +45,13 @@ const TABLE: Record<string, Case[]> = {
   [`POST ${BET}/cancel`]: [{ payload: () => ({ reason: ['late'] }), expect: problem }],
   [`POST ${BET}/cash-out`]: [{ payload: () => ({ amount: ['12.50'] }), expect: problem }, { payload: () => ({ amount: true }), expect: problem }],
   [`POST ${BET}/adjust`]: [{ payload: () => ({ amount: { dollars: 5 }, reason: 'x' }), expect: problem }, { payload: () => ({ amount: '5', reason: ['x'] }), expect: problem }],
+  'PUT /admin/tenants/{tenant_id}/wallet': [
+    { payload: () => ({ url: 'http://127.0.0.1:9', auth: 'api_key', api_key: 'k', verify: 'false' }), expect: problem },
+    { payload: () => ({ url: 'http://127.0.0.1:9', auth: 'api_key', api_key: 'k', verify: false, concurrency: '5' }), expect: problem },
+  ],
+  'PUT /admin/tenants/{tenant_id}/auth': [{ payload: () => ({ mode: ['custom'] }), expect: problem }],
+  'PUT /admin/tenants/{tenant_id}/limits': [{ payload: () => ({ max_stake: 500 }), expect: problem }, { payload: () => ({ max_stake: ['500'] }), expect: problem }],
+  'POST /admin/tenants/{tenant_id}/clients': [{ payload: () => ({ scopes: 'upload' }), expect: problem }, { payload: () => ({ scopes: ['upload'], name: ['x'] }), expect: problem }],
   // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
   'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
   'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],

@@ -1,5 +1,7 @@
-// tenant create, client create | list | rotate-secret | revoke | grant.
+// tenant create | list | show | disable, client create | list | rotate-secret | revoke | grant, token.
 import type { Command } from 'commander';
+import { AppError } from '../../errors.ts';
+import { OAuthError } from '../../modules/auth/tokens.service.ts';
 import { list, uuid, uuidList, withRuntime } from '../run.ts';
 
 export function registerTenantCommands(program: Command): Command {
@@ -12,6 +14,43 @@ export function registerTenantCommands(program: Command): Command {
     .option('--timezone <iana>', 'local time zone, IANA name', 'Australia/Sydney')
     .action((opts: { name: string; currency: string; timezone: string }) =>
       withRuntime((rt) => rt.services.tenants.createTenant(opts)),
+    );
+
+  tenant
+    .command('list')
+    .description('Every tenant, oldest first. Prints {"tenants": [{"tenant_id", "name", "currency", "timezone", "created_at", "disabled", "disabled_at"}]}')
+    .action(() => withRuntime((rt) => rt.services.tenants.listTenants()));
+  tenant
+    .command('show')
+    .description('A tenant with its clients (no secrets), its wallet configuration (no secrets), how its frontend users authenticate ' +
+      'and its acceptance limits; null where nothing is configured. Prints {"tenant", "clients", "wallet", "user_auth", "limits"}')
+    .argument('<tenant_id>')
+    .action((tenantId: string) => withRuntime((rt) => rt.services.tenantOverview.show(tenantId)));
+  tenant
+    .command('disable')
+    .description('Disable a tenant: its clients get no new tokens, their tokens are refused within WAGERLINE_AUTH_REFRESH_SECONDS, ' +
+      'its frontend users are refused. Disabling it again changes nothing. Prints the tenant with "changed"')
+    .argument('<tenant_id>')
+    .action((tenantId: string) => withRuntime((rt) => rt.services.tenants.disableTenant(tenantId)));
+
+  program
+    .command('token')
+    .description('Issue an access token for a client, as POST /oauth/token would (checked the same way; no HTTP). ' +
+      'Prints {"access_token", "token_type", "expires_in", "scope"}')
+    .requiredOption('--client-id <id>', 'the client\'s id')
+    .requiredOption('--client-secret <secret>', 'the client\'s secret')
+    .option('--scope <scopes>', 'space- or comma-separated subset of the client\'s scopes (default: all of them)')
+    .action((opts: { clientId: string; clientSecret: string; scope?: string }) =>
+      withRuntime(async (rt) => {
+        await rt.services.tokens.refresh();
+        try {
+          const token = await rt.services.tokens.grant(opts.clientId, opts.clientSecret, opts.scope?.replace(/,/g, ' '));
+          return { access_token: token.access_token, token_type: 'Bearer', expires_in: token.expires_in, scope: token.scope };
+        } catch (error) {
+          if (error instanceof OAuthError) throw new AppError('bad_request', `${error.error}: ${error.message}`);
+          throw error;
+        }
+      }),
     );
 
   const client = program.command('client').description('Manage operator clients (OAuth 2.0 client credentials)');

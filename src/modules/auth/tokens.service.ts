@@ -105,7 +105,8 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
       // No client id holds U+0000 (PostgreSQL refuses the byte): unknown, without a query.
       const client = clientId.includes('\u0000') ? undefined : await clients.findClientCredentials(clientId);
       const ok = await verifySecret(clientSecret, client?.secret_hash ?? (await decoyHash()));
-      if (!client || !ok || client.status !== 'active') {
+      // A client of a disabled tenant is refused like a revoked one.
+      if (!client || !ok || client.status !== 'active' || client.tenant_disabled) {
         throw new OAuthError('invalid_client', 'client authentication failed');
       }
       let scopes = client.scopes;

@@ -125,6 +125,10 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       if (error instanceof AppError && error.code === 'tenant_not_found') throw unauthenticated('tenant_unknown', 'X-Tenant-Id names no tenant');
       throw error;
     });
+    if (tenant.disabled_at) {
+      loaded.delete(tenantId);
+      throw unauthenticated('tenant_disabled', 'this tenant is disabled');
+    }
     const row = await q.findUserAuth(db, tenantId);
     if (!row) {
       loaded.delete(tenantId);

@@ -172,6 +172,12 @@ export async function findLimits(db: Queryable, tenantId: string): Promise<Limit
   return rows[0];
 }
 
+export async function findLimitsWithTime(db: Queryable, tenantId: string): Promise<(LimitsRow & { updated_at: Date }) | undefined> {
+  const { rows } = await db.query<LimitsRow & { updated_at: Date }>(
+    'SELECT max_stake, max_payout, max_runner_liability, updated_at FROM tenant_limits WHERE tenant_id = $1', [tenantId]);
+  return rows[0];
+}
+
 export async function upsertLimits(db: Queryable, tenantId: string, l: LimitsRow, now: Date): Promise<LimitsRow & { updated_at: Date }> {
   const { rows } = await db.query<LimitsRow & { updated_at: Date }>(
     `INSERT INTO tenant_limits (tenant_id, max_stake, max_payout, max_runner_liability, updated_at) VALUES ($1, $2, $3, $4, $5)

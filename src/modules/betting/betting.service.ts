@@ -171,6 +171,13 @@ export function createBettingService(deps: BettingDeps) {
       return { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() };
     },
 
+    /** The tenant's acceptance limits as set-limits prints them, or null when none were ever set. */
+    async getLimits(tenantId: string) {
+      await deps.tenants.requireTenant(tenantId);
+      const row = await q.findLimitsWithTime(db, tenantId);
+      return row ? { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() } : null;
+    },
+
     async getBet(user: Pick<BettingUser, 'tenantId' | 'userId'>, betId: string): Promise<BetView | null> {
       const bet = isUuid(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
       return bet && bet.user_id === user.userId ? view(bet) : null;

@@ -7,6 +7,7 @@ export interface TenantRow {
   currency: string;
   timezone: string;
   created_at: Date;
+  disabled_at: Date | null;
 }
 
 export interface ClientRow {
@@ -35,6 +36,20 @@ export async function findTenant(db: Queryable, tenantId: string): Promise<Tenan
   return rows[0];
 }
 
+export async function listTenants(db: Queryable): Promise<TenantRow[]> {
+  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants ORDER BY created_at, tenant_id');
+  return rows;
+}
+
+/** Marks a tenant disabled; a tenant disabled already keeps its first disabled_at. */
+export async function disableTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>(
+    'UPDATE tenants SET disabled_at = coalesce(disabled_at, now()) WHERE tenant_id = $1 RETURNING *',
+    [tenantId],
+  );
+  return rows[0];
+}
+
 export async function insertClient(
   db: Queryable,
   c: Omit<ClientRow, 'status' | 'created_at' | 'revoked_at'>,
@@ -49,6 +64,16 @@ export async function insertClient(
 
 export async function findClient(db: Queryable, clientId: string): Promise<ClientRow | undefined> {
   const { rows } = await db.query<ClientRow>('SELECT * FROM operator_clients WHERE client_id = $1', [clientId]);
+  return rows[0];
+}
+
+/** A client with whether its tenant is disabled (the token endpoint refuses those). */
+export async function findClientWithTenant(db: Queryable, clientId: string): Promise<(ClientRow & { tenant_disabled: boolean }) | undefined> {
+  const { rows } = await db.query<ClientRow & { tenant_disabled: boolean }>(
+    `SELECT c.*, (t.disabled_at IS NOT NULL) AS tenant_disabled
+       FROM operator_clients c JOIN tenants t USING (tenant_id) WHERE c.client_id = $1`,
+    [clientId],
+  );
   return rows[0];
 }
 
@@ -78,17 +103,20 @@ export async function revokeClient(db: Queryable, clientId: string): Promise<Cli
   return rows[0];
 }
 
+/** Clients whose tokens are refused: revoked ones, and every client of a disabled tenant. */
 export async function revokedClientIds(db: Queryable): Promise<string[]> {
   const { rows } = await db.query<{ client_id: string }>(
-    "SELECT client_id FROM operator_clients WHERE status = 'revoked'",
+    `SELECT client_id FROM operator_clients
+      WHERE status = 'revoked' OR tenant_id IN (SELECT tenant_id FROM tenants WHERE disabled_at IS NOT NULL)`,
   );
   return rows.map((r) => r.client_id);
 }
 
 /** A client with the tenants granted to it for the back-office (its own tenant not included). */
-export async function findClientWithGrants(db: Queryable, clientId: string): Promise<(ClientRow & { granted: string[] }) | undefined> {
-  const { rows } = await db.query<ClientRow & { granted: string[] }>(
-    `SELECT c.*, array(SELECT g.tenant_id::text FROM backoffice_grants g WHERE g.client_id = c.client_id ORDER BY g.tenant_id) AS granted
+export async function findClientWithGrants(db: Queryable, clientId: string): Promise<(ClientRow & { granted: string[]; tenant_disabled: boolean }) | undefined> {
+  const { rows } = await db.query<ClientRow & { granted: string[]; tenant_disabled: boolean }>(
+    `SELECT c.*, array(SELECT g.tenant_id::text FROM backoffice_grants g WHERE g.client_id = c.client_id ORDER BY g.tenant_id) AS granted,
+            EXISTS (SELECT 1 FROM tenants t WHERE t.tenant_id = c.tenant_id AND t.disabled_at IS NOT NULL) AS tenant_disabled
        FROM operator_clients c WHERE c.client_id = $1`,
     [clientId],
   );

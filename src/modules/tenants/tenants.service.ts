@@ -18,6 +18,25 @@ export interface Tenant {
   timezone: string;
 }
 
+/** A tenant as `tenant list` and `tenant show` print it. */
+export interface TenantView extends Tenant {
+  created_at: string;
+  disabled: boolean;
+  disabled_at: string | null;
+}
+
+export function tenantView(row: q.TenantRow): TenantView {
+  return {
+    tenant_id: row.tenant_id,
+    name: row.name,
+    currency: row.currency,
+    timezone: row.timezone,
+    created_at: row.created_at.toISOString(),
+    disabled: row.disabled_at !== null,
+    disabled_at: row.disabled_at?.toISOString() ?? null,
+  };
+}
+
 /** A back-office client as the back-office sees it: its own tenant first, then those granted. */
 export interface BackofficeClient {
   client_id: string;
@@ -88,9 +107,30 @@ export function createTenantService({ db }: { db: Pool }) {
   return {
     requireTenant,
 
-    /** The client with its secret hash, for the token endpoint only (never shown). */
-    findClientCredentials: (clientId: string): Promise<q.ClientRow | undefined> => q.findClient(db, clientId),
+    /** The client with its secret hash and whether its tenant is disabled, for the token endpoint only (never shown). */
+    findClientCredentials: (clientId: string): Promise<(q.ClientRow & { tenant_disabled: boolean }) | undefined> =>
+      q.findClientWithTenant(db, clientId),
     revokedClientIds: (): Promise<string[]> => q.revokedClientIds(db),
+
+    /** Every tenant, oldest first. */
+    async listTenants(): Promise<{ tenants: TenantView[] }> {
+      return { tenants: (await q.listTenants(db)).map(tenantView) };
+    },
+
+    async showTenant(tenantId: string): Promise<TenantView> {
+      return tenantView(await requireTenant(tenantId));
+    },
+
+    /**
+     * Disables a tenant: its clients get no new tokens, their tokens are refused (within
+     * WAGERLINE_AUTH_REFRESH_SECONDS in every process) and its frontend users are refused.
+     * Disabling a disabled tenant changes nothing.
+     */
+    async disableTenant(tenantId: string): Promise<TenantView & { changed: boolean }> {
+      const before = await requireTenant(tenantId);
+      const row = (await q.disableTenant(db, before.tenant_id))!;
+      return { ...tenantView(row), changed: before.disabled_at === null };
+    },
 
     async createTenant(input: { name: string; currency?: string; timezone?: string }): Promise<Tenant> {
       const name = input.name.trim();
@@ -136,7 +176,7 @@ export function createTenantService({ db }: { db: Pool }) {
     async backofficeClient(clientId: string): Promise<BackofficeClient | undefined> {
       if (clientId.length === 0 || clientId.length > 100 || clientId.includes('\u0000')) return undefined;
       const row = await q.findClientWithGrants(db, clientId);
-      if (!row || row.status !== 'active' || !row.scopes.includes('backoffice')) return undefined;
+      if (!row || row.status !== 'active' || row.tenant_disabled || !row.scopes.includes('backoffice')) return undefined;
       const tenant_ids = [row.tenant_id, ...row.granted.filter((t) => t !== row.tenant_id)];
       return { client_id: row.client_id, tenant_id: row.tenant_id, scopes: row.scopes, tenant_ids };
     },
@@ -155,6 +195,13 @@ export function createTenantService({ db }: { db: Pool }) {
       await q.replaceGrants(db, clientId, wanted);
       const granted = (await q.findClientWithGrants(db, clientId))!.granted;
       return { client_id: client.client_id, tenant_id: client.tenant_id, granted, tenants: [client.tenant_id, ...granted] };
+    },
+
+    /** The client, when it belongs to the tenant (the admin API acts on its own tenant's clients only). */
+    async requireClientOf(tenantId: string, clientId: string): Promise<ClientView> {
+      const row = clientId.includes('\u0000') ? undefined : await q.findClient(db, clientId);
+      if (!row || row.tenant_id !== tenantId.toLowerCase()) throw new AppError('client_not_found', `no client with id "${clientId.slice(0, 40)}" in this tenant`);
+      return view(row);
     },
 
     async listClients(tenantId: string): Promise<ClientView[]> {

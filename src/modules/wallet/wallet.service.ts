@@ -8,7 +8,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { Pool, Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import { setWallet, type SetWalletInput } from './config/wallet-config.service.ts';
+import { getWallet, setWallet, type SetWalletInput } from './config/wallet-config.service.ts';
 import { createWalletControls } from './controls/controls.service.ts';
 import { createWalletHttp } from './delivery/http-client.ts';
 import { createWalletMetrics, type WalletMetrics } from './delivery/metrics.ts';
@@ -45,6 +45,8 @@ export function createWalletService(deps: WalletServiceDeps) {
     http,
     metrics,
     clock,
+    /** The tenant's wallet configuration without secrets, or null when it has none. */
+    getWallet: (tenantId: string) => getWallet(db, tenantId),
     setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants, timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS }, input),
     /** Queues a durable call in the caller's transaction (see outbox/enqueue.ts). */
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),

@@ -88,6 +88,12 @@ export async function loadEndpoint(db: Queryable, box: SecretBox, tenantId: stri
   return endpointOf(row, box);
 }
 
+/** The tenant's configuration without secrets, or null when it has none. */
+export async function getWallet(db: Queryable, tenantId: string): Promise<WalletConfigView | null> {
+  const row = await q.findWalletConfig(db, tenantId);
+  return row ? viewOf(row) : null;
+}
+
 /** What setWallet returns: the configuration without secrets, and what was checked before saving it. */
 export type SetWalletResult = WalletConfigView & {
   /** What the check found (e.g. that /auth/token issued a token); null when saved unchecked. */

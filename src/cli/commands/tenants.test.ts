@@ -1,0 +1,119 @@
+// tenant list | show | disable and token through the real bin/wagerline: the JSON they print, and
+// what a disabled tenant's clients are refused (tokens at the token service).
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { decodeJwt } from 'jose';
+import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+
+let db: TestDatabase;
+let env: Record<string, string>;
+
+before(async () => {
+  db = await freshDatabase();
+  env = cliEnv(db.url);
+});
+after(() => db.drop());
+
+async function ok(args: string[]) {
+  const res = await runCli(args, env);
+  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
+  assert.equal(res.stdout.trim().split('\n').length, 1, 'exactly one line of JSON on stdout');
+  return res.json();
+}
+
+async function refused(args: string[], pattern: RegExp) {
+  const res = await runCli(args, env);
+  assert.notEqual(res.code, 0);
+  assert.equal(res.stdout, '', 'nothing on stdout when a command fails');
+  assert.match(res.stderr.split('\n')[0]!, pattern);
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+test('tenant list: every tenant, oldest first, with created_at and disabled', async () => {
+  const a = await ok(['tenant', 'create', '--name', 'Alpha Bet']);
+  const b = await ok(['tenant', 'create', '--name', 'Beta Bet', '--currency', 'NZD', '--timezone', 'Pacific/Auckland']);
+  const { tenants } = await ok(['tenant', 'list']);
+  const mine = tenants.filter((t: { tenant_id: string }) => [a.tenant_id, b.tenant_id].includes(t.tenant_id));
+  assert.equal(mine.length, 2);
+  assert.deepEqual(mine.map((t: Record<string, unknown>) => ({ ...t, created_at: 'x' })), [
+    { tenant_id: a.tenant_id, name: 'Alpha Bet', currency: 'AUD', timezone: 'Australia/Sydney', created_at: 'x', disabled: false, disabled_at: null },
+    { tenant_id: b.tenant_id, name: 'Beta Bet', currency: 'NZD', timezone: 'Pacific/Auckland', created_at: 'x', disabled: false, disabled_at: null },
+  ]);
+  assert.ok(mine.every((t: { created_at: string }) => ISO.test(t.created_at)));
+});
+
+test('tenant show: nothing configured, then clients, wallet, user auth and limits, never a secret', async () => {
+  const t = await ok(['tenant', 'create', '--name', 'Show Bet']);
+  const bare = await ok(['tenant', 'show', t.tenant_id]);
+  assert.deepEqual(bare, {
+    tenant: { ...t, created_at: bare.tenant.created_at, disabled: false, disabled_at: null },
+    clients: [], wallet: null, user_auth: null, limits: null,
+  });
+
+  const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload,admin', '--agencies', 'TAB', '--name', 'feed']);
+  const wallet = await ok(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/api', '--auth', 'api_key',
+    '--api-key', 'k-very-secret-key', '--signing-secret', 'sign-very-secret-value', '--no-verify']);
+  const auth = await ok(['tenant', 'set-auth', t.tenant_id, '--mode', 'custom']);
+  const limits = await ok(['tenant', 'set-limits', t.tenant_id, '--max-stake', '500']);
+  const full = await ok(['tenant', 'show', t.tenant_id]);
+  const { client_secret: _secret, ...clientView } = client;
+  assert.deepEqual(full.clients, [clientView]);
+  const { verified: _verified, ...walletView } = wallet;
+  assert.deepEqual(full.wallet, walletView);
+  assert.deepEqual(full.user_auth, auth);
+  assert.deepEqual(full.limits, limits);
+  const text = JSON.stringify(full);
+  for (const secret of [client.client_secret, 'k-very-secret-key', 'sign-very-secret-value']) assert.ok(!text.includes(secret), 'no secret shown');
+  assert.ok(!/secret_hash|_enc"/.test(text));
+
+  await refused(['tenant', 'show', '00000000-0000-4000-8000-000000000000'], /no tenant with id/);
+  await refused(['tenant', 'show', 'nope'], /no tenant with id "nope"/);
+});
+
+test('tenant disable: shown as disabled, idempotent, and its clients get no tokens', async () => {
+  const t = await ok(['tenant', 'create', '--name', 'Gone Bet']);
+  const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload', '--agencies', 'TAB']);
+  const before = await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret]);
+  assert.equal(before.token_type, 'Bearer');
+
+  const first = await ok(['tenant', 'disable', t.tenant_id]);
+  assert.equal(first.disabled, true);
+  assert.equal(first.changed, true);
+  assert.match(first.disabled_at, ISO);
+  const again = await ok(['tenant', 'disable', t.tenant_id]);
+  assert.deepEqual(again, { ...first, changed: false }, 'a second disable changes nothing, not even disabled_at');
+
+  const shown = await ok(['tenant', 'show', t.tenant_id]);
+  assert.equal(shown.tenant.disabled, true);
+  assert.equal(shown.tenant.disabled_at, first.disabled_at);
+  const listed = (await ok(['tenant', 'list'])).tenants.find((x: { tenant_id: string }) => x.tenant_id === t.tenant_id);
+  assert.equal(listed.disabled, true);
+
+  await refused(['token', '--client-id', client.client_id, '--client-secret', client.client_secret], /invalid_client/);
+  await refused(['tenant', 'disable', '00000000-0000-4000-8000-000000000000'], /no tenant with id/);
+});
+
+test('token: prints a token for the client\'s scopes, or the subset asked for; wrong secrets and scopes refused', async () => {
+  const t = await ok(['tenant', 'create', '--name', 'Token Bet']);
+  const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload,report,admin', '--agencies', 'TAB']);
+  const all = await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret]);
+  assert.deepEqual(Object.keys(all).sort(), ['access_token', 'expires_in', 'scope', 'token_type']);
+  assert.equal(all.token_type, 'Bearer');
+  assert.equal(all.scope, 'upload report admin');
+  assert.equal(all.expires_in, 3600);
+  const claims = decodeJwt(all.access_token);
+  assert.equal(claims.client_id, client.client_id);
+  assert.equal(claims.tenant_id, t.tenant_id);
+
+  const some = await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret, '--scope', 'admin']);
+  assert.equal(some.scope, 'admin');
+  assert.equal(decodeJwt(some.access_token).scope, 'admin');
+  assert.equal((await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret, '--scope', 'upload,report'])).scope, 'upload report');
+
+  await refused(['token', '--client-id', client.client_id, '--client-secret', 'wrong'], /invalid_client/);
+  await refused(['token', '--client-id', 'wl_nobody', '--client-secret', 'wrong'], /invalid_client/);
+  await refused(['token', '--client-id', client.client_id, '--client-secret', client.client_secret, '--scope', 'backoffice'], /invalid_scope/);
+  await refused(['token', '--client-id', client.client_id], /--client-secret/);
+});

@@ -1,0 +1,109 @@
+// The admin API of a tenant (scope admin): each route's happy path, 401 / 403 / 400 / 404, a client
+// acting on its own tenant only, and the same JSON as the CLI for tenant show and client list.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
+import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
+
+let ctx: TestContext;
+let admin: Awaited<ReturnType<typeof seedClient>>;
+let other: Awaited<ReturnType<typeof seedClient>>;
+before(async () => {
+  ctx = await createTestApp();
+  admin = await seedClient(ctx, { scopes: ['admin'] });
+  other = await seedClient(ctx, { scopes: ['admin'] });
+});
+after(() => ctx.close());
+
+type Method = 'GET' | 'POST' | 'PUT';
+const call = (method: Method, url: string, payload?: unknown, auth: Record<string, string> = admin.auth) =>
+  ctx.app.inject({ method, url, headers: auth, ...(payload !== undefined && { payload: payload as object }) });
+const T = () => `/admin/tenants/${admin.tenant.tenant_id}`;
+
+test('every route: 401 without a token, 403 without the admin scope or for another tenant, 400 for a bad tenant id', async () => {
+  const upload = await seedClient(ctx, { scopes: ['upload'], tenantId: admin.tenant.tenant_id });
+  const routes: Array<[Method, string, unknown?]> = [
+    ['GET', ''], ['POST', '/disable'], ['PUT', '/wallet', { url: 'http://127.0.0.1:9', auth: 'api_key', api_key: 'k', verify: false }],
+    ['PUT', '/auth', { mode: 'custom' }], ['PUT', '/limits', {}], ['GET', '/clients'], ['POST', '/clients', { scopes: ['upload'] }],
+    ['POST', `/clients/${admin.client.client_id}/rotate-secret`], ['POST', `/clients/${admin.client.client_id}/revoke`],
+  ];
+  for (const [method, path, body] of routes) {
+    const url = `${T()}${path}`;
+    assert.equal((await call(method, url, body, {})).statusCode, 401, `${method} ${path}`);
+    assert.equal((await call(method, url, body, upload.auth)).statusCode, 403, `${method} ${path}`);
+    assert.equal((await call(method, url, body, other.auth)).statusCode, 403, `${method} ${path} of another tenant`);
+    assert.equal((await call(method, `/admin/tenants/nope${path}`, body)).statusCode, 400, `${method} ${path} bad id`);
+  }
+});
+
+test('tenant show and client list answer the same JSON as the CLI', async () => {
+  await call('PUT', `${T()}/limits`, { max_stake: '250' });
+  const show = await call('GET', T());
+  assert.equal(show.statusCode, 200, show.body);
+  const env = cliEnv(ctx.db.url);
+  const cliShow = await runCli(['tenant', 'show', admin.tenant.tenant_id], env);
+  assert.equal(cliShow.code, 0, cliShow.stderr);
+  assert.deepEqual(show.json(), cliShow.json());
+  const list = await call('GET', `${T()}/clients`);
+  assert.equal(list.statusCode, 200);
+  const cliList = await runCli(['client', 'list', '--tenant', admin.tenant.tenant_id], env);
+  assert.deepEqual(list.json(), cliList.json());
+  assert.equal(show.json().limits.max_stake, '250.00');
+});
+
+test('wallet, auth and limits: set, shown without secrets; bad bodies are 400', async () => {
+  const wallet = await call('PUT', `${T()}/wallet`, { url: 'http://127.0.0.1:9/api', auth: 'api_key', api_key: 'very-secret-key', verify: false });
+  assert.equal(wallet.statusCode, 200, wallet.body);
+  assert.equal(wallet.json().auth, 'api_key');
+  assert.equal(wallet.json().api_key_header, 'x-api-key');
+  assert.ok(!wallet.body.includes('very-secret-key'));
+  const auth = await call('PUT', `${T()}/auth`, { mode: 'custom' });
+  assert.equal(auth.statusCode, 200, auth.body);
+  assert.equal(auth.json().mode, 'custom');
+  const limits = await call('PUT', `${T()}/limits`, { max_payout: '10000', max_stake: null });
+  assert.equal(limits.statusCode, 200, limits.body);
+  assert.equal(limits.json().max_stake, null);
+  const shown = (await call('GET', T())).json();
+  assert.deepEqual(shown.user_auth, auth.json());
+  assert.ok(!JSON.stringify(shown).includes('very-secret-key'));
+
+  assert.equal((await call('PUT', `${T()}/wallet`, { url: 'ftp://x', auth: 'api_key', api_key: 'k', verify: false })).statusCode, 400);
+  assert.equal((await call('PUT', `${T()}/wallet`, { url: 'http://x', auth: 'api_key', api_key: 'k', verify: false, extra: 1 })).statusCode, 400);
+  assert.equal((await call('PUT', `${T()}/auth`, { mode: 'jwt' })).statusCode, 400);
+  assert.equal((await call('PUT', `${T()}/limits`, { max_stake: 'lots' })).statusCode, 400);
+});
+
+test('clients: create, rotate-secret, revoke; a client of another tenant is a 404', async () => {
+  const created = await call('POST', `${T()}/clients`, { scopes: ['upload'], agencies: ['TAB'], name: 'feed' });
+  assert.equal(created.statusCode, 200, created.body);
+  const c = created.json();
+  assert.equal(c.tenant_id, admin.tenant.tenant_id);
+  assert.equal(typeof c.client_secret, 'string');
+  assert.equal((await call('POST', `${T()}/clients`, { scopes: ['root'] })).statusCode, 400);
+
+  const rotated = await call('POST', `${T()}/clients/${c.client_id}/rotate-secret`);
+  assert.equal(rotated.statusCode, 200);
+  assert.notEqual(rotated.json().client_secret, c.client_secret);
+  await ctx.tokens.grant(c.client_id, rotated.json().client_secret);
+
+  const revoked = await call('POST', `${T()}/clients/${c.client_id}/revoke`);
+  assert.deepEqual(revoked.json(), { client_id: c.client_id, status: 'revoked' });
+  assert.equal((await call('POST', `${T()}/clients/${other.client.client_id}/revoke`)).statusCode, 404);
+  assert.equal((await call('POST', `${T()}/clients/wl_nobody/rotate-secret`)).statusCode, 404);
+  const untouched = await ctx.tenants.listClients(other.tenant.tenant_id);
+  assert.equal(untouched[0]!.status, 'active');
+});
+
+test('disable: the tenant is disabled, again changes nothing; an unknown tenant is 403 (not its own)', async () => {
+  const own = await seedClient(ctx, { scopes: ['admin'] });
+  const url = `/admin/tenants/${own.tenant.tenant_id}/disable`;
+  const first = await call('POST', url, undefined, own.auth);
+  assert.equal(first.statusCode, 200, first.body);
+  assert.equal(first.json().disabled, true);
+  assert.equal(first.json().changed, true);
+  const again = await call('POST', url, undefined, own.auth);
+  assert.equal(again.json().changed, false);
+  await ctx.tokens.refresh();
+  assert.equal((await call('GET', `/admin/tenants/${own.tenant.tenant_id}`, undefined, own.auth)).statusCode, 401, 'its own token is refused now');
+  assert.equal((await call('GET', '/admin/tenants/00000000-0000-4000-8000-000000000000')).statusCode, 403);
+});

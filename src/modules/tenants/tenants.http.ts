@@ -1,0 +1,159 @@
+// The admin API of a tenant (scope `admin`, docs/admin-api.md): the tenant's own record, its
+// clients, its wallet, its frontend user auth and its limits — the same changes and the same JSON
+// as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only; creating
+// and listing tenants, back-office grants and key rotation stay platform operations (CLI only).
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import { AppError } from '../../errors.ts';
+import { problemResponses } from '../../http/problem.ts';
+import type { TenantOverviewService } from './tenant-overview.ts';
+import type { TenantService } from './tenants.service.ts';
+
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const TenantParams = Type.Object({ tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' }) });
+const ClientParams = Type.Object({
+  tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' }),
+  client_id: Type.String({ maxLength: 100, description: 'A client of that tenant' }),
+});
+const Text = (description: string, maxLength = 500) => Type.String({ maxLength, description });
+const Codes = (description: string) => Type.Array(Type.String({ maxLength: 32 }), { maxItems: 100, description });
+const Limit = Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { description: 'Dollars as decimal text ("500"); null removes the limit; omitted keeps it' });
+
+/** The services the admin routes of a tenant use (all built by the composition root). */
+export interface TenantAdminDeps {
+  tenants: TenantService;
+  overview: TenantOverviewService;
+  wallet: { setWallet(input: never): Promise<unknown> };
+  users: { setAuth(tenantId: string, input: never): Promise<unknown> };
+  betting: { setLimits(tenantId: string, input: { maxStake?: string | null; maxPayout?: string | null; maxRunnerLiability?: string | null }): Promise<unknown> };
+}
+
+/** The tenant named by the path, once the token is known to be the tenant's own. */
+export function ownTenant(request: FastifyRequest): string {
+  const { tenant_id } = request.params as { tenant_id: string };
+  const own = request.principal!.tenantId;
+  if (own.toLowerCase() !== tenant_id.toLowerCase()) {
+    throw new AppError('insufficient_scope', `this token's client belongs to tenant ${own}: it acts on that tenant only`);
+  }
+  return tenant_id.toLowerCase();
+}
+
+export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdminDeps): void {
+  // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
+  const onRequest = app.authenticate('admin') as unknown as onRequestAsyncHookHandler;
+  const security = [{ bearer: [] }];
+  const tenant = { tags: ['admin'], security, params: TenantParams };
+  const client = { tags: ['admin'], security, params: ClientParams };
+  const read = problemResponses(400, 401, 403, 404);
+  const base = '/admin/tenants/:tenant_id';
+
+  app.get(base, {
+    onRequest,
+    schema: { ...tenant, summary: 'The tenant with its clients, wallet, frontend user auth and limits (as `wagerline tenant show`)', response: read },
+  }, async (request) => deps.overview.show(ownTenant(request)));
+
+  app.post(`${base}/disable`, {
+    onRequest,
+    schema: {
+      ...tenant, response: read,
+      summary: 'Disable the tenant (as `wagerline tenant disable`): its clients, this one included, get no tokens and their tokens are refused',
+    },
+  }, async (request) => deps.tenants.disableTenant(ownTenant(request)));
+
+  app.put(`${base}/wallet`, {
+    onRequest,
+    schema: {
+      ...tenant, response: read,
+      summary: 'Configure the tenant\'s wallet (as `wagerline tenant set-wallet`); secrets are stored sealed and never returned',
+      body: Type.Object({
+        url: Text('Base URL of the wallet', 2000),
+        auth: Type.Union([Type.Literal('client_credentials'), Type.Literal('api_key')]),
+        client_id: Type.Optional(Text('client_credentials: client id')),
+        client_secret: Type.Optional(Text('client_credentials: client secret')),
+        api_key: Type.Optional(Text('api_key: the shared key')),
+        api_key_header: Type.Optional(Text('api_key: header carrying the key (default x-api-key)', 100)),
+        signing_secret: Type.Optional(Text('Sign every call (at least 16 characters)')),
+        amount_unit: Type.Optional(Type.Union([Type.Literal('dollars'), Type.Literal('cents')])),
+        concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+        verify: Type.Optional(Type.Boolean({ description: 'Check the wallet answers before saving (default true, as the CLI)' })),
+      }, { additionalProperties: false }),
+    },
+  }, async (request) => {
+    const b = request.body as Record<string, string | number | boolean | undefined>;
+    const input: Record<string, unknown> = {
+      url: b.url, auth: b.auth, clientId: b.client_id, clientSecret: b.client_secret, apiKey: b.api_key,
+      apiKeyHeader: b.auth === 'api_key' ? (b.api_key_header ?? 'x-api-key') : b.api_key_header,
+      signingSecret: b.signing_secret, amountUnit: b.amount_unit ?? 'dollars', concurrency: b.concurrency ?? 50, verify: b.verify ?? true,
+    };
+    return deps.wallet.setWallet({ tenantId: ownTenant(request), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) } as never);
+  });
+
+  app.put(`${base}/auth`, {
+    onRequest,
+    schema: {
+      ...tenant, response: read,
+      summary: 'Configure how the tenant\'s frontend users authenticate (as `wagerline tenant set-auth`)',
+      body: Type.Object({
+        mode: Type.Union([Type.Literal('jwt'), Type.Literal('custom')]),
+        jwks_url: Type.Optional(Text('jwt: URL of the tenant\'s JWKS', 2000)),
+        client_id: Type.Optional(Text('jwt: the client_id claim the tenant\'s tokens carry', 200)),
+      }, { additionalProperties: false }),
+    },
+  }, async (request) => {
+    const b = request.body as { mode: string; jwks_url?: string; client_id?: string };
+    const input = { mode: b.mode, ...(b.jwks_url !== undefined && { jwksUrl: b.jwks_url }), ...(b.client_id !== undefined && { clientId: b.client_id }) };
+    return deps.users.setAuth(ownTenant(request), input as never);
+  });
+
+  app.put(`${base}/limits`, {
+    onRequest,
+    schema: {
+      ...tenant, response: read,
+      summary: 'Set the tenant\'s acceptance limits (as `wagerline tenant set-limits`); a limit omitted is kept, null removes it',
+      body: Type.Object({ max_stake: Type.Optional(Limit), max_payout: Type.Optional(Limit), max_runner_liability: Type.Optional(Limit) }, { additionalProperties: false }),
+    },
+  }, async (request) => {
+    const b = request.body as { max_stake?: string | null; max_payout?: string | null; max_runner_liability?: string | null };
+    return deps.betting.setLimits(ownTenant(request), { maxStake: b.max_stake, maxPayout: b.max_payout, maxRunnerLiability: b.max_runner_liability });
+  });
+
+  app.get(`${base}/clients`, {
+    onRequest,
+    schema: { ...tenant, summary: 'The tenant\'s clients, no secrets (as `wagerline client list`)', response: read },
+  }, async (request) => ({ clients: await deps.tenants.listClients(ownTenant(request)) }));
+
+  app.post(`${base}/clients`, {
+    onRequest,
+    schema: {
+      ...tenant, response: read,
+      summary: 'Create a client of the tenant (as `wagerline client create`); its client_secret is shown only in this answer',
+      body: Type.Object({
+        scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, catalog, admin' }),
+        agencies: Type.Optional(Codes('Source codes the client may upload for')),
+        jurisdictions: Type.Optional(Codes('For report clients: jurisdictions it may see')),
+        name: Type.Optional(Text('A label for the client', 200)),
+      }, { additionalProperties: false }),
+    },
+  }, async (request) => {
+    const b = request.body as { scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string };
+    return deps.tenants.createClient({ ...b, tenantId: ownTenant(request) });
+  });
+
+  app.post(`${base}/clients/:client_id/rotate-secret`, {
+    onRequest,
+    schema: { ...client, summary: 'Replace a client\'s secret (as `wagerline client rotate-secret`); the new secret is shown only in this answer', response: read },
+  }, async (request) => {
+    const { client_id } = request.params as { client_id: string };
+    await deps.tenants.requireClientOf(ownTenant(request), client_id);
+    return deps.tenants.rotateSecret(client_id);
+  });
+
+  app.post(`${base}/clients/:client_id/revoke`, {
+    onRequest,
+    schema: { ...client, summary: 'Revoke a client (as `wagerline client revoke`): no new tokens, its tokens refused within WAGERLINE_AUTH_REFRESH_SECONDS', response: read },
+  }, async (request) => {
+    const { client_id } = request.params as { client_id: string };
+    await deps.tenants.requireClientOf(ownTenant(request), client_id);
+    return deps.tenants.revokeClient(client_id);
+  });
+}
