@@ -69,7 +69,7 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
   assert.ok(!/secret_hash|_enc"/.test(text));
 
   await refused(['tenant', 'show', '00000000-0000-4000-8000-000000000000'], /no tenant with id/);
-  await refused(['tenant', 'show', 'nope'], /no tenant with id "nope"/);
+  await refused(['tenant', 'show', 'nope'], /'nope' is invalid for argument 'tenant_id': must be a UUID/);
 });
 
 test('tenant disable: shown as disabled, idempotent, and its clients get no tokens', async () => {

@@ -24,13 +24,13 @@ export function registerTenantCommands(program: Command): Command {
     .command('show')
     .description('A tenant with its clients (no secrets), its wallet configuration (no secrets), how its frontend users authenticate ' +
       'and its acceptance limits; null where nothing is configured. Prints {"tenant", "clients", "wallet", "user_auth", "limits"}')
-    .argument('<tenant_id>')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .action((tenantId: string) => withRuntime((rt) => rt.services.tenantOverview.show(tenantId)));
   tenant
     .command('disable')
     .description('Disable a tenant: its clients get no new tokens, their tokens are refused within WAGERLINE_AUTH_REFRESH_SECONDS, ' +
       'its frontend users are refused. Disabling it again changes nothing. Prints the tenant with "changed"')
-    .argument('<tenant_id>')
+    .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .action((tenantId: string) => withRuntime((rt) => rt.services.tenants.disableTenant(tenantId)));
 
   program
