@@ -67,7 +67,7 @@ const extraFields: Check = {
   name: 'unknown extra fields tolerated',
   async run(ctx) {
     const bet = newBet(ctx.userId);
-    const extra = { walletCheckExtra: { nested: [1, 'two'], note: 'spec 2.4: the operator must tolerate extra fields' } };
+    const extra = { walletCheckExtra: { nested: [1, 'two'], note: 'the operator must tolerate extra fields (docs/wallet.md)' } };
     const reserve = reserveBody(bet, 300, ctx.unit);
     const confirm = confirmBody(bet, 300, ctx.unit);
     const steps: Array<[string, unknown]> = [
