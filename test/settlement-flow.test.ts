@@ -169,3 +169,23 @@ test('settled, refunded and cancelled bets reach the reporting store with their 
   assert.deepEqual(await row(loser.betId), { status: 'Paid', payout: '0.000000', net_result: '4.000000', resulted: true, revision: 2 });
   assert.deepEqual(await row(cancelled.betId), { status: 'Cancelled', payout: '3.000000', net_result: '0.000000', resulted: false, revision: 2 });
 });
+
+test('a race whose settlement fails does not hold up the others, and stays queued', async () => {
+  await raceTwo(7);
+  await raceTwo(8);
+  const broken = await bet(7, 'WIN', [[1]], 2, 2);
+  const fine = await bet(8, 'WIN', [[1]], 2, 2);
+  // A leg on a race the catalogue does not have: its facts cannot be read, so its settlement fails.
+  await f.db.pool.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections)
+    SELECT tenant_id, bet_id, 2, 999999, 1, gen_random_uuid(), 'Nowhere R1', 'Nowhere', now(), '[[1]]' FROM bet_legs WHERE bet_id = $1`, [broken.betId]);
+  for (const race of [7, 8]) await f.services.catalogue.setStatus(MEETING, race, 'closed');
+  await f.services.catalogue.recordResult(MEETING, 7, { placings: [[1], [2], [3]] });
+  await f.services.catalogue.recordResult(MEETING, 8, { placings: [[1], [2], [3]] });
+  await assert.rejects(f.services.settlement.runPending(), /settlement of 1 queued race\(s\) failed/);
+  assert.deepEqual([await status(broken.betId), await status(fine.betId)], ['accepted', 'settled']);
+  const { rows } = await f.db.pool.query(`SELECT race_number, status FROM settlement_jobs WHERE meeting_id = $1 AND race_number IN (7, 8) ORDER BY race_number`, [MEETING]);
+  assert.deepEqual(rows, [{ race_number: 7, status: 'pending' }, { race_number: 8, status: 'done' }]);
+  await f.db.pool.query('DELETE FROM bet_legs WHERE bet_id = $1 AND leg = 2', [broken.betId]);
+  await f.services.settlement.runPending();
+  assert.equal(await status(broken.betId), 'settled');
+});

@@ -110,13 +110,22 @@ export function createSettlementService(deps: SettlementDeps) {
     summary.jobs += 1;
   }
 
-  /** Settles every queued race, oldest first, until none is left. */
+  /**
+   * Settles every queued race, oldest first, until none is left. A race whose settlement fails
+   * does not hold up the others: it stays queued at its last batch, and the failure is thrown once
+   * the rest are settled (the worker logs it and tries again at its next poll).
+   */
   async function runPending(): Promise<SettlementSummary> {
     const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
-    for (let jobs = await sq.pendingJobs(db); jobs.length; jobs = await sq.pendingJobs(db)) {
-      for (const jobId of jobs) await runJob(jobId, summary);
+    const failed = new Map<string, unknown>();
+    const next = async () => (await sq.pendingJobs(db)).filter((id) => !failed.has(id));
+    for (let jobs = await next(); jobs.length; jobs = await next()) {
+      for (const jobId of jobs) await runJob(jobId, summary).catch((error: unknown) => failed.set(jobId, error));
     }
     if (summary.calls_queued >= REFRESH_AFTER_CALLS) await deps.wallet.refreshOutboxStatistics();
+    if (failed.size) {
+      throw new Error(`settlement of ${failed.size} queued race(s) failed (jobs ${[...failed.keys()].join(', ')}): ${String([...failed.values()][0])}`);
+    }
     return summary;
   }
 
