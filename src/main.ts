@@ -24,6 +24,9 @@ export async function startServer(config: Config): Promise<Server> {
   });
   const { services } = runtime;
   await services.tokens.start();
+  // Live bet updates (subscriptions): this process's one LISTEN bet_updates connection, in place
+  // before the first client connects; it reconnects on its own if it fails.
+  await services.betUpdates.start().catch((error: unknown) => process.stderr.write(`bet updates: LISTEN failed, retrying: ${String(error)}\n`));
   app = await buildApp({ config, db: runtime.database.pool, services, registry, logger: { stream: process.stderr } });
   // The wallet delivery worker (docs/wallet.md); any number of processes may run it.
   const worker = config.WAGERLINE_WALLET_WORKER === 'on'
