@@ -91,15 +91,20 @@ before(async () => {
 
 after(async () => {
   await Promise.all(sockets.map((s) => s.close()));
-  for (const p of [a, b]) {
-    if (!p) continue;
+  // Both shut down gracefully within seconds: no socket (a refused upgrade included) holds them up.
+  const stuck: string[] = [];
+  await Promise.all([a, b].map(async (p, i) => {
+    if (!p || p.child.exitCode !== null) return;
     const exited = new Promise((resolve) => p.child.once('exit', resolve));
     p.child.kill('SIGTERM');
+    const timer = setTimeout(() => { stuck.push(i ? 'B' : 'A'); p.child.kill('SIGKILL'); }, 20_000);
     await exited;
-  }
+    clearTimeout(timer);
+  }));
   await sandbox.close();
   await idp.close();
   await db.drop();
+  assert.deepEqual(stuck, [], 'serve did not stop on SIGTERM');
 });
 
 const BET_UPDATED = `subscription Live($tenants: [ID!]) {

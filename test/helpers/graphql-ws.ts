@@ -21,8 +21,11 @@ export function connect(url: string, payload: Record<string, unknown> | null, he
   const socket = new WebSocket(url.replace(/^http/, 'ws'), 'graphql-transport-ws', { headers });
   const received: Received[] = [];
   return new Promise((resolve, reject) => {
-    socket.once('unexpected-response', (_req, res) => reject(Object.assign(new Error(`upgrade refused: HTTP ${res.statusCode}`), { status: res.statusCode })));
-    socket.once('error', reject);
+    // The socket of a refused upgrade is left open here: the server must close it.
+    socket.once('unexpected-response', (_req, res) => {
+      reject(Object.assign(new Error(`upgrade refused: HTTP ${res.statusCode}`), { status: res.statusCode }));
+    });
+    socket.on('error', reject);
     socket.once('close', (code, reason) => reject(Object.assign(new Error(`closed ${code} ${reason.toString()}`), { code, reason: reason.toString() })));
     socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', ...(payload && { payload }) })));
     socket.on('message', (data) => {
