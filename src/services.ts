@@ -4,7 +4,7 @@
 // Each module receives the services it talks to as arguments (tokens read clients through the
 // tenants service, the wallet checks tenants through it too; frontend users read tenants too;
 // betting reports the bets it takes through the intake, which owns the reporting store).
-import type { Registry } from 'prom-client';
+import { Gauge, type Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
@@ -12,6 +12,7 @@ import { createCursorCodec } from './http/cursor.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
 import { createBackofficeService } from './modules/backoffice/backoffice.service.ts';
 import { createBackofficeReads } from './modules/betting/backoffice-reads.ts';
+import { createBetUpdates } from './modules/betting/bet-updates.ts';
 import { createBetActions } from './modules/betting/bet-actions.ts';
 import { createBettingService } from './modules/betting/betting.service.ts';
 import { createSettlementService, queueRaceSettlement } from './modules/betting/settlement.service.ts';
@@ -30,7 +31,8 @@ export interface ServiceDeps {
   clock?: () => Date;
   /** Where the wallet publishes its metrics (serve's /metrics); omit for none. */
   registry?: Registry;
-  /** The database URL the wallet worker LISTENs on; omit and the worker only polls. */
+  /** The database URL the wallet worker and live bet updates LISTEN on; omit and the worker only
+   *  polls, and subscriptions hear nothing of other processes. */
   listenUrl?: string;
   /** Warnings of background work (the wallet worker), e.g. into the app's logger. */
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -63,19 +65,28 @@ export function createServices(deps: ServiceDeps) {
   // Longer than any placement can take: its reserve with every retry, the placement window, a lease.
   const interruptedAfterMs = config.WAGERLINE_WALLET_TIMEOUT_MS * (config.WAGERLINE_WALLET_RESERVE_RETRIES + 1)
     + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS;
-  const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs });
+  // Live bet updates: one LISTEN connection per process (opened by serve, or by the first subscriber).
+  const betUpdates = createBetUpdates({ ...(deps.listenUrl && { listenUrl: deps.listenUrl }), ...(deps.log && { log: deps.log }) });
+  if (deps.registry) {
+    new Gauge({
+      name: 'bet_update_subscribers', help: 'Live bet subscriptions (betUpdated, myBetUpdated) open in this process',
+      registers: [deps.registry], collect() { this.set(betUpdates.subscribers()); },
+    });
+  }
+  const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs, updates: betUpdates });
   const settlement = createSettlementService({ db, clock, catalogue, wallet, reporting: intake, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
   const bets = createBetActions({ db, clock, wallet, reporting: intake });
   // The back-office reads bets through the betting module, and decides who sees which tenants.
   const backofficeReads = createBackofficeReads({ db, clock, catalogue, wallet, interruptedAfterMs });
-  const backoffice = createBackofficeService({ tenants, tokens, reads: backofficeReads, bets });
+  const backoffice = createBackofficeService({ tenants, tokens, reads: backofficeReads, bets, updates: betUpdates });
   // tenant show: the tenant with its clients, wallet, frontend user auth and limits.
   const tenantOverview = createTenantOverview({ tenants, wallet, users, betting });
   return {
-    config, clock, tenants, tenantOverview, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets, backofficeReads, backoffice,
-    /** Stops background refreshes and closes the wallet's HTTP pools (not the database pool). */
+    config, clock, tenants, tenantOverview, tokens, users, catalogue, intake, reports, wallet, betting, settlement, bets, backofficeReads, backoffice, betUpdates,
+    /** Stops background refreshes, the bet updates' LISTEN and the wallet's HTTP pools (not the database pool). */
     async close(): Promise<void> {
       tokens.stop();
+      await betUpdates.close();
       await wallet.close();
     },
   };

@@ -10,12 +10,16 @@
 // "getBets+__typename") — names of the schema, so their number is bounded whatever clients send;
 // "none" when nothing ran.
 //
-// Live subscriptions go on this same path and instance (mercurius' `subscription` option,
-// graphql-ws over WebSocket): the upgrade request passes the same onRequest identification, and
-// the service's identify() is what a connection_init would call with its payload's token.
+// Live subscriptions (betUpdated) go on this same path and instance (mercurius' `subscription`
+// option, graphql-ws over WebSocket). An upgrade request carrying x-api-key is identified in
+// onRequest like any request (refused 401/403 before the upgrade); one without it is let through,
+// and its connection_init payload must carry the key. The payload's x-api-key and authorization
+// come first, the upgrade's headers fill in what it lacks; a refusal closes the socket with 4401
+// or 4403 (http/graphql-ws.ts).
 import { isJsonText } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
+import { checkSubscription, checkSubscriptionSource, isUpgrade, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import mercurius from 'mercurius';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
@@ -112,6 +116,8 @@ function operationOf(document: DocumentNode, operationName: string | undefined):
 function identifyHook(backoffice: BackofficeService, observer: Observer) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const apiKey = request.headers['x-api-key'];
+    // A subscription may name its client in connection_init instead (browsers cannot set headers).
+    if (apiKey === undefined && isUpgrade(request)) return;
     try {
       const caller = await backoffice.identify({ apiKey: typeof apiKey === 'string' ? apiKey : undefined, authorization: request.headers.authorization });
       request.backofficeCaller = caller;
@@ -140,15 +146,35 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
       observer.note(request).operationName = operationNameOf(request.method === 'GET' ? request.query : request.body);
     });
     scope.addHook('onResponse', async (request, reply) => {
+      // An upgrade refused before it happened: its socket is no HTTP connection the server closes
+      // when idle, so it is closed here (a client keeping it open would hold up shutdown).
+      if (isUpgrade(request) && reply.statusCode >= 400) request.raw.socket?.destroy();
       observer.done(request, { status: reply.statusCode, seconds: reply.elapsedTime / 1000, log: (fields, message) => request.log.info(fields, message) });
     });
+    const validationRules = [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
     await scope.register(mercurius, {
       schema: BACKOFFICE_SCHEMA,
       path: BACKOFFICE_PATH,
       graphiql: false,
       resolvers: backofficeResolvers(deps.backoffice) as never,
       context: (request: FastifyRequest): BackofficeContext => ({ caller: request.backofficeCaller!, loaders: createLoaders(deps.backoffice) }),
-      validationRules: [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])],
+      validationRules,
+      subscription: {
+        keepAlive: KEEP_ALIVE_MS,
+        // A per-connection context: the caller (from onConnect) and the loaders of its bets.
+        context: () => ({ loaders: createLoaders(deps.backoffice) }),
+        onConnect: onConnect(async (payload, upgrade) => {
+          const header = (name: string) => { const v = upgrade?.headers[name]; return typeof v === 'string' ? v : undefined; };
+          const caller = await deps.backoffice.identify({
+            apiKey: payload['x-api-key'] ?? header('x-api-key'),
+            authorization: payload.authorization ?? header('authorization'),
+          });
+          // Subscriptions are operations on bets: the token is required at once.
+          deps.backoffice.requireToken(caller);
+          upgrade?.log.info({ client_id: caller.client.client_id }, 'back-office subscription connected');
+          return { caller };
+        }, (error) => graphqlCode(error.code), (fields, message) => scope.log.info(fields, message)),
+      },
       graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
       errorFormatter: backofficeErrorFormatter((reply, codes) => {
         if (reply && codes.length) observer.note(reply.request).codes = codes;
@@ -158,6 +184,11 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
     scope.graphql.addHook('preParsing', async (_schema, source) => {
       if (isJsonText(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
     });
+    scope.graphql.addHook('preSubscriptionParsing', async (_schema, source) => {
+      checkSubscriptionSource(source, MAX_TOKENS);
+      if (isJsonText(source)) throw new AppError('validation_failed', 'query is not a GraphQL document');
+    });
+    scope.graphql.addHook('preSubscriptionExecution', async (schema, document) => checkSubscription(schema, document, validationRules));
     scope.graphql.addHook('preExecution', async (_schema, document, context) => {
       const request = context.reply.request;
       observer.note(request).operation = operationOf(document, observer.note(request).operationName);

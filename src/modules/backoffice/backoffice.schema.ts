@@ -152,4 +152,20 @@ export const BACKOFFICE_SCHEMA = /* GraphQL */ `
   type Mutation {
     cancelBet(bet: BetRef!, reason: String): CancelResult!
   }
+
+  "A change of a bet: placed, taken or refused, settled, cancelled, cashed out, adjusted."
+  type BetUpdate {
+    bet_id: ID!
+    tenant_id: ID!
+    user_id: ID!
+    "The state the change moved the bet to (an adjustment leaves it as it was)."
+    status: BetStatus!
+    "The bet as getBets reads it when the update is sent (it may have changed again since)."
+    bet: Bet!
+  }
+
+  type Subscription {
+    "Changes of the bets of these tenants (default: every tenant the client sees), made by any process, from now on."
+    betUpdated(tenant_ids: [ID!]): BetUpdate!
+  }
 `;

@@ -11,6 +11,7 @@ import { isUuid } from '../../racing/values.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { BackofficeBet, BackofficeReads, BetsPage } from '../betting/backoffice-reads.ts';
 import type { BetActions } from '../betting/bet-actions.ts';
+import type { BetUpdate, BetUpdates } from '../betting/bet-updates.ts';
 import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
 
 export const SCOPE = 'backoffice';
@@ -32,6 +33,8 @@ export interface BackofficeServiceDeps {
   tokens: TokenVerifier;
   reads: BackofficeReads;
   bets: Pick<BetActions, 'cancelBet'>;
+  /** Live changes of bets, from every process (the betUpdated subscription). */
+  updates: Pick<BetUpdates, 'stream'>;
 }
 
 export interface GetBetsInput {
@@ -110,6 +113,9 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
       return { client, principal: await principalOf(headers.authorization, client) };
     },
 
+    /** The caller's token: UNAUTHENTICATED (token_missing) without one. */
+    requireToken,
+
     async getBets(caller: Caller, input: GetBetsInput): Promise<BetsPage> {
       requireToken(caller);
       return deps.reads.bets({
@@ -127,6 +133,25 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
       const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: caller.client.client_id });
       const { bets: [bet] } = await deps.reads.bets({ tenantIds: [done.tenant_id], betIds: [done.bet_id], limit: 1 });
       return { id: done.bet_id, status: done.status.toUpperCase(), previous_status: done.previous_status.toUpperCase(), changed: done.changed, bet: bet! };
+    },
+
+    /**
+     * The changes of bets of `tenantIds` (default: every tenant the caller sees) from now on. Each
+     * tenant asked for must be the caller's own or granted (FORBIDDEN otherwise); the token is
+     * required, as for getBets. The tenants are fixed when the subscription starts.
+     */
+    async betUpdates(caller: Caller, tenantIds: string[] | null | undefined): Promise<AsyncIterableIterator<BetUpdate>> {
+      requireToken(caller);
+      if (tenantIds && tenantIds.length === 0) throw new AppError('bad_request', 'tenant_ids names no tenant; omit it for every tenant the client sees');
+      const tenants = new Set(tenantIds ? allowedTenants(caller, tenantIds) : caller.client.tenant_ids);
+      return deps.updates.stream((u) => tenants.has(u.tenant_id));
+    },
+
+    /** The bet an update announces, as getBets reads it (null if it is not of a tenant the caller sees). */
+    async betOf(caller: Caller, update: Pick<BetUpdate, 'tenant_id' | 'bet_id'>): Promise<BackofficeBet | null> {
+      if (!caller.client.tenant_ids.includes(update.tenant_id)) return null;
+      const { bets: [bet] } = await deps.reads.bets({ tenantIds: [update.tenant_id], betIds: [update.bet_id], limit: 1 });
+      return bet ?? null;
     },
 
     /** A page's legs, wallet calls and history, batched (the adapter's loaders call these). */

@@ -5,6 +5,7 @@
 // are output only in practice (no argument takes them), but each also reads input strictly.
 import { GraphQLError, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
 import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, WalletCallRecord } from '../betting/backoffice-reads.ts';
+import type { BetUpdate } from '../betting/bet-updates.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
 
 type Load<K, V> = (keys: K[]) => Promise<V[]>;
@@ -94,6 +95,20 @@ export function backofficeResolvers(backoffice: BackofficeService) {
     Mutation: {
       cancelBet: (_root: unknown, args: { bet: { id: string; tenant_id: string }; reason?: string | null }, ctx: BackofficeContext) =>
         backoffice.cancelBet(ctx.caller, args.bet, args.reason),
+    },
+    Subscription: {
+      betUpdated: {
+        subscribe: (_root: unknown, args: { tenant_ids?: string[] | null }, ctx: BackofficeContext) => backoffice.betUpdates(ctx.caller, args.tenant_ids),
+        resolve: (update: BetUpdate) => update,
+      },
+    },
+    BetUpdate: {
+      status: (update: BetUpdate) => update.status.toUpperCase(),
+      bet: async (update: BetUpdate, _args: unknown, ctx: BackofficeContext) => {
+        const bet = await backoffice.betOf(ctx.caller, update);
+        if (!bet) throw new GraphQLError(`bet ${update.bet_id} is not found`);
+        return bet;
+      },
     },
     Bet: {
       legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.legs(bet),

@@ -5,6 +5,8 @@ import { isJsonText } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
+import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
+import type { BetUpdate } from './bet-updates.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
@@ -55,7 +57,14 @@ export const FRONTEND_SCHEMA = /* GraphQL */ `
     myBets(first: Int, after: String): BetPage!
   }
   type Mutation { placeBet(input: PlaceBetInput!): Bet! }
+  type Subscription {
+    "Changes of the signed-in user's own bets (taken, settled, cancelled, …), made by any process, from now on: the bet as bet(id) reads it."
+    myBetUpdated: Bet!
+  }
 `;
+
+/** Tokens a subscription's query may have. */
+const MAX_SUBSCRIPTION_TOKENS = 2000;
 
 /** Who is asking: user authentication reads the request's headers. */
 export interface UserAuthenticator {
@@ -96,13 +105,34 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
 
 export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
   const user = (ctx: MercuriusContext) => deps.users.authenticate(ctx.reply.request.headers);
+  /** The user of a subscription, identified once by its connection_init (onConnect). */
+  const subscriber = (ctx: MercuriusContext) => (ctx as MercuriusContext & { user: BettingUser }).user;
   await app.register(mercurius, {
     schema: FRONTEND_SCHEMA,
     path: '/graphql',
     graphiql: false,
     queryDepth: 8,
     errorFormatter: formatErrors,
+    subscription: {
+      keepAlive: KEEP_ALIVE_MS,
+      // connection_init carries what a request's headers carry: {"authorization": "Bearer <token>",
+      // "x-tenant-id": "<tenant>"} (custom mode: "x-host-state-user" too); `token` is short for the bearer.
+      onConnect: onConnect(async (payload) => {
+        const headers = { ...payload, ...(payload.token && !payload.authorization && { authorization: `Bearer ${payload.token}` }) };
+        return { user: await deps.users.authenticate(headers) };
+      }, (error) => graphqlCode(error.code), (fields, message) => app.log.info(fields, message)),
+    },
     resolvers: {
+      Subscription: {
+        myBetUpdated: {
+          subscribe: (_root: unknown, _args: unknown, ctx: MercuriusContext) => deps.betting.myBetUpdates(subscriber(ctx)),
+          resolve: async (update: BetUpdate, _args: unknown, ctx: MercuriusContext) => {
+            const bet = await deps.betting.getBet(subscriber(ctx), update.bet_id);
+            if (!bet) throw new AppError('bet_not_found', `bet ${update.bet_id} is not found`);
+            return bet;
+          },
+        },
+      },
       Query: {
         bet: async (_root: unknown, args: { id: string }, ctx: MercuriusContext) => deps.betting.getBet(await user(ctx), args.id),
         myBets: async (_root: unknown, args: { first?: number | null; after?: string | null }, ctx: MercuriusContext) => {
@@ -127,4 +157,6 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
   app.graphql.addHook('preParsing', async (_schema, source) => {
     if (isJsonText(source)) throw new AppError('bad_request', 'query is not a GraphQL document');
   });
+  app.graphql.addHook('preSubscriptionParsing', async (_schema, source) => checkSubscriptionSource(source, MAX_SUBSCRIPTION_TOKENS));
+  app.graphql.addHook('preSubscriptionExecution', async (schema, document) => checkSubscription(schema, document, []));
 }

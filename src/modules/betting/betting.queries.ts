@@ -55,6 +55,17 @@ export interface LegRow {
 export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'
   | 'result' | 'payout' | 'refunded' | 'partial_refund' | 'cash_out' | 'adjusted' | 'settled_at' | 'cancel_reason'>;
 
+/** The channel every change of a bet's state is announced on (bet-updates.ts listens). */
+export const BET_UPDATES_CHANNEL = 'bet_updates';
+
+/**
+ * The SQL expression that announces a changed bet, for a row with tenant_id, bet_id and user_id
+ * ($status replaced by the status expression). NOTIFY is delivered at commit, so only committed
+ * changes go out, and a rolled back transaction announces nothing. The payload is small (about
+ * 140 bytes; PostgreSQL allows 8,000): listeners read the bet itself.
+ */
+export const BET_UPDATE_NOTIFY = `pg_notify('${BET_UPDATES_CHANNEL}', json_build_object('tenant_id', tenant_id, 'bet_id', bet_id, 'user_id', user_id, 'status', $status)::text)`;
+
 /**
  * Inserts a pending bet with its legs and its first history entry, in one statement (atomic on its
  * own); false when the user's idempotency key is already taken (nothing is written then).
@@ -67,7 +78,7 @@ export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[
                           original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
         ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING
-        RETURNING tenant_id, bet_id
+        RETURNING tenant_id, bet_id, user_id
       ), legs AS (
         INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
         SELECT bet.tenant_id, bet.bet_id, l.* FROM bet,
@@ -77,7 +88,7 @@ export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[
         INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, $16, NULL, 'pending', 'placement' FROM bet
         RETURNING 1
       )
-      SELECT count(*)::int AS n FROM bet`,
+      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', "'pending'")})::int AS n FROM bet`,
     values: [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
       bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at,
       legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number), legs.map((l) => l.event_id),
@@ -143,12 +154,16 @@ export interface Outcome {
 
 /** Moves a pending bet to its outcome; returns false when it was no longer pending. */
 export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<boolean> {
-  const { rowCount } = await db.query(
-    `UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
-      WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'`,
+  const { rows } = await db.query<{ n: number }>(
+    `WITH upd AS (
+        UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
+         WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'
+        RETURNING tenant_id, bet_id, user_id, status
+      )
+      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', 'status')})::int AS n FROM upd`,
     [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now],
   );
-  if (!rowCount) return false;
+  if (!rows[0]!.n) return false;
   await addHistory(db, tenantId, betId, 'pending', o.status, cause, o.reasonCode ? { reason_code: o.reasonCode, reason: o.reason } : null, now);
   return true;
 }

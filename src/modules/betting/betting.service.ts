@@ -12,6 +12,7 @@ import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
+import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import { takeBet } from './take-bet.ts';
@@ -43,6 +44,8 @@ export interface BettingDeps {
   clock: () => Date;
   /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
   interruptedAfterMs: number;
+  /** Live changes of bets, from every process (myBetUpdates). */
+  updates: Pick<BetUpdates, 'stream'>;
 }
 
 /** The key of a myBets cursor: [created_at ISO, bet id]. */
@@ -181,6 +184,11 @@ export function createBettingService(deps: BettingDeps) {
     async getBet(user: Pick<BettingUser, 'tenantId' | 'userId'>, betId: string): Promise<BetView | null> {
       const bet = isUuid(betId) ? await q.findBet(db, user.tenantId, betId) : undefined;
       return bet && bet.user_id === user.userId ? view(bet) : null;
+    },
+
+    /** The changes of the user's own bets from now on, from every process (the myBetUpdated subscription). */
+    myBetUpdates(user: Pick<BettingUser, 'tenantId' | 'userId'>): Promise<AsyncIterableIterator<BetUpdate>> {
+      return deps.updates.stream((u) => u.tenant_id === user.tenantId && u.user_id === user.userId);
     },
 
     /** A page of the user's bets, newest first; `after` is the endCursor of the page before. */

@@ -2,7 +2,7 @@
 // under row locks, and the bets' new states written for a whole batch in one statement.
 // Tables: src/db/migrations/0009_settlement.sql.
 import type { Queryable } from '../../db/pool.ts';
-import type { BetRow, LegRow } from './betting.queries.ts';
+import { BET_UPDATE_NOTIFY, type BetRow, type LegRow } from './betting.queries.ts';
 
 export interface JobRow {
   job_id: string;
@@ -120,7 +120,10 @@ export interface BetChange {
   detail: Record<string, unknown>;
 }
 
-/** Writes every change and its history entry: one statement for the whole batch. */
+/**
+ * Writes every change and its history entry, and announces each changed bet on bet_updates (one
+ * NOTIFY per bet, delivered at commit): one statement for the whole batch.
+ */
 export async function applyChanges(db: Queryable, changes: BetChange[], now: Date): Promise<void> {
   if (changes.length === 0) return;
   const col = <K extends keyof BetChange>(k: K) => changes.map((c) => c[k]);
@@ -134,12 +137,15 @@ export async function applyChanges(db: Queryable, changes: BetChange[], now: Dat
         UPDATE bets b SET status = c.to_status, result = c.result, payout = c.payout, refunded = c.refunded, partial_refund = c.partial_refund,
                           cash_out = c.cash_out, adjusted = c.adjusted, settled_at = c.settled_at, cancel_reason = c.cancel_reason, updated_at = $15
           FROM c WHERE b.tenant_id = c.tenant_id AND b.bet_id = c.bet_id
+        RETURNING b.tenant_id, b.bet_id, b.user_id, b.status
+      ), announced AS (
+        SELECT count(${BET_UPDATE_NOTIFY.replace('$status', 'status')}) AS n FROM upd
       )
       INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
       SELECT c.tenant_id, c.bet_id,
              (SELECT coalesce(max(h.seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = c.tenant_id AND h.bet_id = c.bet_id), $15,
              c.from_status, c.to_status, c.cause, c.detail
-        FROM c`,
+        FROM c WHERE (SELECT n FROM announced) >= 0`,
     values: [col('tenantId'), col('betId'), col('from'), col('to'), col('result'), col('payout'), col('refunded'), col('partialRefund'),
       col('cashOut'), col('adjusted'), col('settledAt'), col('cancelReason'), col('cause'), changes.map((c) => JSON.stringify(c.detail)), now],
   });

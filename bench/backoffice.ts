@@ -1,0 +1,147 @@
+// npm run bench:backoffice — getBets of 100 bet ids with every field, over a database of a million
+// bets (BENCH_BETS), through `wagerline serve` (POST /backoffice/query: x-api-key, bearer token,
+// GraphQL with its limits and loaders) next to a plain Fastify JSON route running the same reads
+// (bench/backoffice-plain.ts, in the bench only), each in a process of its own, at concurrency 1
+// and 8 (BENCH_CONCURRENCY) for BENCH_SECONDS each. Reports requests/s, p50 and p99 of each and the
+// ratio of GraphQL to plain throughput. The bets are written by set-based SQL
+// (test/factories/bulk-bets.ts): accepted WIN bets, one leg, two history entries each. Uses
+// DATABASE_URL's server (a scratch database is created and dropped) or an embedded PostgreSQL.
+// Last line: one JSON object with the figures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Pool as HttpPool } from 'undici';
+import { createPool } from '../src/db/pool.ts';
+import { insertBulkBets } from '../test/factories/bulk-bets.ts';
+import { freePort } from '../test/helpers/net.ts';
+import { scratchDatabase } from './scratch.ts';
+import { startServe } from './serve.ts';
+import { benchServices } from './services.ts';
+
+const BETS = Number(process.env.BENCH_BETS ?? 1_000_000);
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
+const PAGE = 100;
+const CHUNK = 50_000;
+const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const round = (v: number) => Math.round(v * 10) / 10;
+
+/** getBets with every field of the schema. */
+const GET_BETS = `query Bets($input: GetBetsInput!) { getBets(input: $input) {
+  bets { id created_at
+    metadata { created_at tenant_id user_id account_id account_type ticket_id fixed_odds original_odds amount original_amount percentage
+      original_percentage is_partial status source medium bet_limit_id reason reason_id message action_id liability_percentage liability
+      is_fixed is_flexi is_boxed bet_type teller_id is_cashout is_livebet ip_address result payout refunded cash_out adjusted settled_at }
+    legs { leg_number bet_type dividend event_id event_name event_time leg_type meeting_id meeting_name postions_paid positions_paid
+      product_keyword sport_id sport_name race_number selections price }
+    wallet_calls { sequence operation transaction_type amount transactionId status bonus created_at finished_at next_attempt_at
+      last_http_status last_error note attempts { attempt at duration_ms http_status outcome error } }
+    history { seq at from to cause detail } }
+  pagination { last_id count has_more } } }`;
+
+interface Run { target: 'graphql' | 'plain'; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number }
+
+function startPlain(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', path.join(import.meta.dirname, 'backoffice-plain.ts')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout!.on('data', (d) => {
+      out += d;
+      if (out.includes('\n')) resolve({ child, url: JSON.parse(out.slice(0, out.indexOf('\n'))).url });
+    });
+    child.on('exit', (code) => reject(new Error(`plain route exited with ${code}`)));
+  });
+}
+
+async function load(target: Run['target'], url: string, concurrency: number, request: (i: number) => { path: string; body: string; headers: Record<string, string> }, check: (text: string) => boolean): Promise<Run> {
+  const http = new HttpPool(url, { connections: concurrency, pipelining: 1 });
+  const one = async (i: number) => {
+    const r = request(i);
+    const res = await http.request({ method: 'POST', ...r });
+    const text = await res.body.text();
+    if (res.statusCode !== 200 || !check(text)) throw new Error(`${target} request ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
+  };
+  // Warm-up: JIT, prepared statements, the pool's connections.
+  for (let i = 0; i < 50; i += concurrency) await Promise.all(Array.from({ length: concurrency }, (_, k) => one(i + k)));
+  const latencies: number[] = [];
+  let next = 0;
+  const t0 = performance.now();
+  const end = t0 + SECONDS * 1000;
+  await Promise.all(Array.from({ length: concurrency }, async () => {
+    while (performance.now() < end) {
+      const s = performance.now();
+      await one(next++);
+      latencies.push(performance.now() - s);
+    }
+  }));
+  const seconds = (performance.now() - t0) / 1000;
+  await http.close();
+  latencies.sort((a, b) => a - b);
+  return { target, concurrency, requests: latencies.length, requests_per_s: Math.round(latencies.length / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+}
+
+async function main(): Promise<void> {
+  const scratch = await scratchDatabase('backoffice');
+  const pool = createPool(scratch.url, 4);
+  const children: Array<{ stop(): Promise<void> }> = [];
+  const runs: Run[] = [];
+  try {
+    const services = benchServices(pool, scratch.url);
+    const tenant = await services.tenants.createTenant({ name: 'Bench Back-office' });
+    const client = await services.tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['backoffice'] });
+    const t0 = performance.now();
+    for (let done = 0; done < BETS; done += CHUNK) {
+      await insertBulkBets(pool, { tenantId: tenant.tenant_id, count: Math.min(CHUNK, BETS - done), createdAt: new Date(Date.UTC(2026, 0, 1) + done * 10) });
+    }
+    await pool.query('VACUUM ANALYZE bets');
+    await pool.query('ANALYZE');
+    process.stderr.write(`${BETS} bets written in ${round((performance.now() - t0) / 1000)} s\n`);
+    // Pages of 100 random bet ids (a set per request, cycled).
+    const { rows } = await pool.query<{ bet_id: string }>('SELECT bet_id FROM bets TABLESAMPLE BERNOULLI (2) LIMIT 20000');
+    const sets = Array.from({ length: Math.floor(rows.length / PAGE) }, (_, i) => rows.slice(i * PAGE, (i + 1) * PAGE).map((r) => r.bet_id));
+
+    const env = { DATABASE_URL: scratch.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn', WAGERLINE_WALLET_WORKER: 'off' };
+    const serve = await startServe({ ...env, PORT: String(await freePort()), HOST: '127.0.0.1' });
+    children.push(serve);
+    const plain = await startPlain({ DATABASE_URL: scratch.url, PORT: String(await freePort()) });
+    children.push({ stop: async () => { const exited = new Promise((r) => plain.child.once('exit', r)); plain.child.kill('SIGTERM'); await exited; } });
+    const tokenRes = await fetch(`${serve.url}/oauth/token`, {
+      method: 'POST', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'client_credentials', client_id: client.client_id, client_secret: client.client_secret }),
+    });
+    const { access_token: token } = (await tokenRes.json()) as { access_token: string };
+    const graphql = (i: number) => ({
+      path: '/backoffice/query',
+      headers: { 'content-type': 'application/json', 'x-api-key': client.client_id, authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: GET_BETS, variables: { input: { tenant: { ids: [tenant.tenant_id], bet_ids: sets[i % sets.length] }, pagination: { limit: PAGE } } } }),
+    });
+    const direct = (i: number) => ({
+      path: '/bets', headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ tenant_ids: [tenant.tenant_id], bet_ids: sets[i % sets.length] }),
+    });
+    const full = (text: string) => text.includes(`"count":${PAGE}`);
+    for (const concurrency of list('BENCH_CONCURRENCY', [1, 8])) {
+      for (const [target, url, request] of [['graphql', serve.url, graphql], ['plain', plain.url, direct]] as const) {
+        const r = await load(target, url, concurrency, request, full);
+        process.stderr.write(`${target}, concurrency ${concurrency}: ${r.requests_per_s} requests/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms\n`);
+        runs.push(r);
+      }
+    }
+    await services.close();
+  } finally {
+    for (const child of children) await child.stop().catch(() => undefined);
+    await pool.end();
+    await scratch.drop();
+  }
+  const ratio = (c: number) => {
+    const g = runs.find((r) => r.target === 'graphql' && r.concurrency === c);
+    const p = runs.find((r) => r.target === 'plain' && r.concurrency === c);
+    return g && p ? Math.round((g.requests_per_s / p.requests_per_s) * 100) / 100 : null;
+  };
+  const concurrencies = [...new Set(runs.map((r) => r.concurrency))];
+  process.stdout.write(`${JSON.stringify({ bench: 'backoffice', bets: BETS, page: PAGE, seconds_per_run: SECONDS, runs,
+    throughput_ratio: Object.fromEntries(concurrencies.map((c) => [`c${c}`, ratio(c)])) })}\n`);
+}
+
+await main();

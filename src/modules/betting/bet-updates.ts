@@ -1,0 +1,215 @@
+// Live bet updates across processes (docs/backoffice.md, Subscriptions). Every change of a bet's
+// state announces itself on the PostgreSQL channel bet_updates, in the statement that makes it
+// (betting.queries.ts BET_UPDATE_NOTIFY: placement, settlement batches, cancel, cash out,
+// adjustment); NOTIFY is delivered at commit, so only committed changes go out, whichever process
+// made them. Each process holds ONE listening connection, opened by start() (serve) or by the first
+// subscriber, and hands every announcement to its local subscribers whose filter takes it.
+//
+// Delivery is at most once and best effort: an announcement that arrives while the listening
+// connection is down (it reconnects on its own) is lost, and a subscriber that falls more than
+// `maxQueue` updates behind is ended with an error. A client that must not miss a change reads the
+// bets again (getBets, myBets) after it (re)subscribes.
+import pg from 'pg';
+import { BET_UPDATES_CHANNEL } from './betting.queries.ts';
+
+/** What a change announces: the bet and the state it moved to (lower case, as stored). */
+export interface BetUpdate {
+  tenant_id: string;
+  bet_id: string;
+  user_id: string;
+  status: string;
+}
+
+export interface BetUpdatesDeps {
+  /** The database to LISTEN on; without it nothing is announced to this process. */
+  listenUrl?: string;
+  /** Delay before the listening connection is opened again after it failed. */
+  retryMs?: number;
+  /** Updates a subscriber may have waiting before it is ended as too slow. */
+  maxQueue?: number;
+  log?: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The update a payload announces, or undefined for anything else. */
+export function parseBetUpdate(payload: string | undefined): BetUpdate | undefined {
+  if (!payload) return undefined;
+  try {
+    const value = JSON.parse(payload) as Partial<BetUpdate>;
+    if (![value.tenant_id, value.bet_id, value.user_id].every((id) => typeof id === 'string' && UUID.test(id))) return undefined;
+    if (typeof value.status !== 'string') return undefined;
+    return { tenant_id: value.tenant_id!, bet_id: value.bet_id!, user_id: value.user_id!, status: value.status };
+  } catch {
+    return undefined;
+  }
+}
+
+type Listener = (update: BetUpdate) => void;
+
+export class SubscriberTooSlow extends Error {
+  constructor(limit: number) {
+    super(`more than ${limit} bet updates waited for this subscriber; subscribe again and read the bets with a query`);
+  }
+}
+
+export function createBetUpdates(deps: BetUpdatesDeps = {}) {
+  const retryMs = deps.retryMs ?? 1000;
+  const maxQueue = deps.maxQueue ?? 10_000;
+  const log = deps.log ?? (() => undefined);
+  const listeners = new Set<Listener>();
+  let client: pg.Client | undefined;
+  let connecting: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  function publish(update: BetUpdate): void {
+    for (const listener of listeners) {
+      try {
+        listener(update);
+      } catch (error) {
+        log('a bet update subscriber failed', { err: String(error) });
+      }
+    }
+  }
+
+  function scheduleRetry(): void {
+    if (closed || retry || !deps.listenUrl) return;
+    retry = setTimeout(() => {
+      retry = undefined;
+      void start().catch(() => undefined);
+    }, retryMs);
+    retry.unref();
+  }
+
+  /** Opens the listening connection (once; again after a failure). Resolves when LISTEN is in place. */
+  function start(): Promise<void> {
+    if (closed || client || !deps.listenUrl) return Promise.resolve();
+    connecting ??= (async () => {
+      const next = new pg.Client({ connectionString: deps.listenUrl, application_name: 'wagerline bet updates' });
+      next.on('error', (error) => {
+        log('bet updates: the listening connection failed; reconnecting', { err: String(error) });
+        if (client === next) client = undefined;
+        void next.end().catch(() => undefined);
+        scheduleRetry();
+      });
+      next.on('notification', (message) => {
+        if (message.channel !== BET_UPDATES_CHANNEL) return;
+        const update = parseBetUpdate(message.payload);
+        if (update) publish(update);
+      });
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${BET_UPDATES_CHANNEL}`);
+      } catch (error) {
+        void next.end().catch(() => undefined);
+        log('bet updates: LISTEN failed; retrying', { err: String(error) });
+        scheduleRetry();
+        throw error;
+      }
+      if (closed) {
+        await next.end().catch(() => undefined);
+        return;
+      }
+      client = next;
+    })().finally(() => {
+      connecting = undefined;
+    });
+    return connecting;
+  }
+
+  /** Calls `listener` with every update `filter` takes until the returned function is called. */
+  function subscribe(filter: (update: BetUpdate) => boolean, listener: Listener): () => void {
+    const wrapped: Listener = (update) => {
+      if (filter(update)) listener(update);
+    };
+    listeners.add(wrapped);
+    void start().catch(() => undefined);
+    return () => {
+      listeners.delete(wrapped);
+    };
+  }
+
+  /**
+   * The updates `filter` takes, as an async iterator (what a GraphQL subscription returns). It is
+   * subscribed (and LISTEN in place) once the promise resolves; return() unsubscribes.
+   */
+  async function stream(filter: (update: BetUpdate) => boolean): Promise<AsyncIterableIterator<BetUpdate>> {
+    const queue: BetUpdate[] = [];
+    let waiting: ((result: IteratorResult<BetUpdate>) => void) | undefined;
+    let error: Error | undefined;
+    let done = false;
+    const unsubscribe = subscribe(filter, (update) => {
+      if (done) return;
+      if (waiting) {
+        const resolve = waiting;
+        waiting = undefined;
+        resolve({ value: update, done: false });
+      } else if (queue.length >= maxQueue) {
+        error = new SubscriberTooSlow(maxQueue);
+        queue.length = 0;
+        finish();
+      } else {
+        queue.push(update);
+      }
+    });
+    const finish = () => {
+      done = true;
+      unsubscribe();
+      const resolve = waiting;
+      waiting = undefined;
+      resolve?.({ value: undefined, done: true });
+    };
+    await start().catch(() => undefined);
+    const iterator: AsyncIterableIterator<BetUpdate> = {
+      next() {
+        if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
+        if (error) {
+          const e = error;
+          error = undefined;
+          return Promise.reject(e);
+        }
+        if (done) return Promise.resolve({ value: undefined, done: true });
+        return new Promise((resolve) => {
+          waiting = resolve;
+        });
+      },
+      return() {
+        queue.length = 0;
+        finish();
+        return Promise.resolve({ value: undefined, done: true });
+      },
+      throw(reason?: unknown) {
+        queue.length = 0;
+        finish();
+        return Promise.reject(reason);
+      },
+      [Symbol.asyncIterator]() {
+        return iterator;
+      },
+    };
+    return iterator;
+  }
+
+  return {
+    start,
+    subscribe,
+    stream,
+    /** Subscribers in this process (a gauge for /metrics, and tests wait on it). */
+    subscribers: () => listeners.size,
+    /** Whether this process is listening now. */
+    listening: () => client !== undefined,
+    /** Publishes to this process's subscribers only (tests; serve announces through the database). */
+    publishLocal: publish,
+    async close(): Promise<void> {
+      closed = true;
+      clearTimeout(retry);
+      listeners.clear();
+      await connecting?.catch(() => undefined);
+      await client?.end().catch(() => undefined);
+      client = undefined;
+    },
+  };
+}
+
+export type BetUpdates = ReturnType<typeof createBetUpdates>;
