@@ -25,6 +25,7 @@ import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
 import { registerTenantAdminRoutes } from './modules/tenants/tenants.http.ts';
+import { registerWalletControlRoutes } from './modules/wallet/controls/controls.http.ts';
 import type { Services } from './services.ts';
 
 export interface AppDeps {
@@ -108,6 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerTenantAdminRoutes(app, {
     tenants: services.tenants, overview: services.tenantOverview, wallet: services.wallet, users: services.users, betting: services.betting,
   });
+  registerWalletControlRoutes(app, services.wallet);
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;

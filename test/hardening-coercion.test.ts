@@ -52,6 +52,7 @@ const TABLE: Record<string, Case[]> = {
   'PUT /admin/tenants/{tenant_id}/auth': [{ payload: () => ({ mode: ['custom'] }), expect: problem }],
   'PUT /admin/tenants/{tenant_id}/limits': [{ payload: () => ({ max_stake: 500 }), expect: problem }, { payload: () => ({ max_stake: ['500'] }), expect: problem }],
   'POST /admin/tenants/{tenant_id}/clients': [{ payload: () => ({ scopes: 'upload' }), expect: problem }, { payload: () => ({ scopes: ['upload'], name: ['x'] }), expect: problem }],
+  'POST /admin/tenants/{tenant_id}/wallet-calls/{call_id}/resolve': [{ payload: () => ({ note: ['settled'] }), expect: problem }, { payload: () => ({ note: 5 }), expect: problem }],
   // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
   'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
   'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
@@ -76,7 +77,8 @@ for (const [route, cases] of Object.entries(TABLE)) {
   test(`${route}: a value of the wrong type or wrapped in an array is a 400`, async () => {
     const [method, template] = route.split(' ') as ['GET' | 'POST' | 'PUT', string];
     const url = template.replace('{meeting_id}', '900001').replace('{race_number}', '1').replace('{runner}', '1').replace('{jurisdiction}', 'VIC')
-      .replace('{tenant_id}', client.tenant.tenant_id).replace('{bet_id}', '00000000-0000-4000-8000-000000000000');
+      .replace('{tenant_id}', client.tenant.tenant_id).replace('{bet_id}', '00000000-0000-4000-8000-000000000000')
+      .replace('{call_id}', '00000000-0000-4000-8000-000000000000');
     for (const c of cases) {
       const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
       const res = await ctx.app.inject({

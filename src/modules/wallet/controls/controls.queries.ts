@@ -2,9 +2,19 @@
 import type { Queryable } from '../../../db/pool.ts';
 import type { AttemptRow, CallRow } from '../outbox/outbox.queries.ts';
 
-export async function callsOfBet(db: Queryable, betId: string): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE bet_id = $1 ORDER BY tenant_id, seq', [betId]);
+/** The calls of a bet, of every tenant or (tenantId given) of that tenant only. */
+export async function callsOfBet(db: Queryable, betId: string, tenantId: string | null = null): Promise<CallRow[]> {
+  const { rows } = await db.query<CallRow>(
+    'SELECT * FROM wallet_calls WHERE bet_id = $1 AND ($2::uuid IS NULL OR tenant_id = $2) ORDER BY tenant_id, seq',
+    [betId, tenantId],
+  );
   return rows;
+}
+
+/** Whether the tenant has this bet (a bet of another tenant is not its). */
+export async function betExists(db: Queryable, tenantId: string, betId: string): Promise<boolean> {
+  const { rowCount } = await db.query('SELECT 1 FROM bets WHERE tenant_id = $1 AND bet_id = $2', [tenantId, betId]);
+  return (rowCount ?? 0) > 0;
 }
 
 /** The calls of several bets (tenant and bet), in one statement, each bet's in sequence order. */
@@ -30,8 +40,12 @@ export async function attemptsOf(db: Queryable, keys: { tenant_id: string; trans
   return rows;
 }
 
-export async function findCall(db: Queryable, transactionId: string): Promise<CallRow | undefined> {
-  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_calls WHERE transaction_id = $1', [transactionId]);
+/** A call by its id, of any tenant or (tenantId given) of that tenant only. */
+export async function findCall(db: Queryable, transactionId: string, tenantId: string | null = null): Promise<CallRow | undefined> {
+  const { rows } = await db.query<CallRow>(
+    'SELECT * FROM wallet_calls WHERE transaction_id = $1 AND ($2::uuid IS NULL OR tenant_id = $2)',
+    [transactionId, tenantId],
+  );
   return rows[0];
 }
 

@@ -1,5 +1,6 @@
 // Operator controls of the outbox: every call of a bet with its attempts, the parked calls, and
-// the two ways out of parking (retry, resolve). The CLI and, later, the admin API call these.
+// the two ways out of parking (retry, resolve). The CLI calls these for any tenant; the admin API
+// passes the caller's tenant, and a call or bet of another tenant is then not found.
 import { withTransaction, type Pool } from '../../../db/pool.ts';
 import { AppError } from '../../../errors.ts';
 import { notifyWorkers, skipConditionalCalls, type AttemptRow, type CallRow } from '../outbox/outbox.queries.ts';
@@ -44,17 +45,23 @@ function attemptView(row: AttemptRow) {
 }
 
 export function createWalletControls({ db, clock }: { db: Pool; clock: () => Date }) {
-  async function findFailed(callId: string): Promise<CallRow> {
-    const row = isUuid(callId) ? await q.findCall(db, callId) : undefined;
+  async function findFailed(callId: string, tenantId?: string): Promise<CallRow> {
+    const row = isUuid(callId) ? await q.findCall(db, callId, tenantId ?? null) : undefined;
     if (!row) throw new AppError('wallet_call_not_found', `no wallet call with id "${callId}"`);
     if (row.status !== 'failed') throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}, not failed`);
     return row;
   }
 
   return {
-    /** Every call of a bet in sequence order, each with every attempt made. */
-    async callsOfBet(betId: string) {
-      const calls = await q.callsOfBet(db, betId);
+    /**
+     * Every call of a bet in sequence order, each with every attempt made. With a tenant, only
+     * that tenant's calls, and a bet the tenant does not have is not found.
+     */
+    async callsOfBet(betId: string, tenantId?: string) {
+      const calls = await q.callsOfBet(db, betId, tenantId ?? null);
+      if (tenantId !== undefined && !calls.length && !(await q.betExists(db, tenantId, betId))) {
+        throw new AppError('bet_not_found', `tenant ${tenantId} has no bet ${betId}`);
+      }
       const attempts = await q.attemptsOf(db, calls);
       return {
         bet_id: betId,
@@ -88,9 +95,9 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
       const rows = await q.failedCalls(db, tenantId ?? null, limit);
       return { count: rows.length, calls: rows.map(callView) };
     },
-    /** Re-queues a parked call with a fresh retry budget; later calls of its bet follow it. */
-    async retry(callId: string) {
-      const row = await findFailed(callId);
+    /** Re-queues a parked call with a fresh retry budget; later calls of its bet follow it. With a tenant, only its own call. */
+    async retry(callId: string, tenantId?: string) {
+      const row = await findFailed(callId, tenantId);
       const updated = await q.requeueCall(db, row.tenant_id, row.transaction_id, clock());
       if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed`);
       await notifyWorkers(db, row.tenant_id);
@@ -101,8 +108,8 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
      * reserve closed by hand also closes the refundBet queued on condition that it succeeded: the
      * operator has settled that reservation, and spec 3 allows no refund on an unknown one.
      */
-    async resolve(callId: string, note: string) {
-      const row = await findFailed(callId);
+    async resolve(callId: string, note: string, tenantId?: string) {
+      const row = await findFailed(callId, tenantId);
       const now = clock();
       const updated = await withTransaction(db, async (tx) => {
         const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, note);

@@ -1,0 +1,69 @@
+// The wallet-call controls of a tenant on the admin API (scope `admin`, docs/admin-api.md): a
+// bet's calls, the parked calls, retry and resolve — the same JSON as `wagerline wallet calls |
+// failed | retry | resolve`, narrowed to the token's own tenant (another tenant's call or bet is
+// not found: the service checks it).
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import { Type } from 'typebox';
+import { problemResponses } from '../../../http/problem.ts';
+import { ownTenant } from '../../tenants/tenants.http.ts';
+import type { WalletControls } from './controls.service.ts';
+
+const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+const TenantId = Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' });
+const TenantParams = Type.Object({ tenant_id: TenantId });
+const BetParams = Type.Object({ tenant_id: TenantId, bet_id: Type.String({ pattern: UUID, description: 'A bet of that tenant, a UUID' }) });
+const CallParams = Type.Object({ tenant_id: TenantId, call_id: Type.String({ pattern: UUID, description: 'The call\'s id (its transactionId, a UUID)' }) });
+
+export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick<WalletControls, 'callsOfBet' | 'failed' | 'retry' | 'resolve'>): void {
+  // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
+  const onRequest = app.authenticate('admin') as unknown as onRequestAsyncHookHandler;
+  const security = [{ bearer: [] }];
+  const response = problemResponses(400, 401, 403, 404);
+  const base = '/admin/tenants/:tenant_id';
+
+  app.get(`${base}/bets/:bet_id/wallet-calls`, {
+    onRequest,
+    schema: {
+      tags: ['admin'], security, params: BetParams, response,
+      summary: 'Every wallet call of a bet, in order, with every attempt (as `wagerline wallet calls --bet`)',
+    },
+  }, async (request) => {
+    const tenantId = ownTenant(request);
+    const { bet_id } = request.params as { bet_id: string };
+    return controls.callsOfBet(bet_id.toLowerCase(), tenantId);
+  });
+
+  app.get(`${base}/wallet-calls/failed`, {
+    onRequest,
+    schema: {
+      tags: ['admin'], security, params: TenantParams, response,
+      summary: 'The tenant\'s calls parked as failed (as `wagerline wallet failed --tenant`)',
+    },
+  }, async (request) => controls.failed(ownTenant(request)));
+
+  app.post(`${base}/wallet-calls/:call_id/retry`, {
+    onRequest,
+    schema: {
+      tags: ['admin'], security, params: CallParams, response,
+      summary: 'Re-queue a parked call, same transactionId, fresh retry budget (as `wagerline wallet retry`)',
+    },
+  }, async (request) => {
+    const tenantId = ownTenant(request);
+    const { call_id } = request.params as { call_id: string };
+    return controls.retry(call_id.toLowerCase(), tenantId);
+  });
+
+  app.post(`${base}/wallet-calls/:call_id/resolve`, {
+    onRequest,
+    schema: {
+      tags: ['admin'], security, params: CallParams, response,
+      summary: 'Close a parked call without sending it, settled by other means; unblocks its bet (as `wagerline wallet resolve`)',
+      body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the record' }) }, { additionalProperties: false }),
+    },
+  }, async (request) => {
+    const tenantId = ownTenant(request);
+    const { call_id } = request.params as { call_id: string };
+    const { note } = request.body as { note: string };
+    return controls.resolve(call_id.toLowerCase(), note, tenantId);
+  });
+}
