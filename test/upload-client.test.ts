@@ -63,6 +63,22 @@ test('wagerline upload sends the sample CSV (secrets from the environment) and p
   assert.equal(race7.find((b) => b.id === 'C-200103')!.exotics_selection, '1,2,3,8(BOXED)');
 });
 
+test('wagerline upload --date today replays the 2024 sample today: the bets move by whole days and arrive on time', async () => {
+  const other = await seedClient(ctx, { agencies: ['TAB'] }); // a tenant of its own: the 2024 copies stay apart
+  const today = new Date().toISOString().slice(0, 10);
+  const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--date', 'today', '--api-url', base, '--auth-url', base], env(other.client));
+  assert.equal(res.code, 0, res.stderr);
+  const summary = res.json();
+  assert.deepEqual(summary.rejected, []);
+  assert.deepEqual(summary.warnings.filter((w: { code: string }) => w.code === 'late_upload'), [], 'nothing late');
+  const res7 = await ctx.app.inject({ url: '/public/bets?meeting_id=1234567&race_number=7&limit=1000', headers: other.auth });
+  const times = (res7.json().bets as Array<{ time: string }>).map((b) => b.time);
+  assert.ok(times.length > 0 && times.every((t) => new Date(t).toISOString().slice(0, 10) >= new Date(Date.parse(today) - 86_400_000).toISOString().slice(0, 10)), times.join(', '));
+  const refused = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--date', '2024-02-30', '--api-url', base, '--auth-url', base], env(other.client));
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /--date.*must be "today" or a date YYYY-MM-DD/);
+});
+
 test('wagerline upload --v1 sends NDJSON from stdin to /public/uploadRace', async () => {
   const ndjson = [1, 2].map((n) => JSON.stringify({ meeting_id: 4401, race_number: 3, ...buildBet({ id: String(9000 + n) }) })).join('\n');
   const res = await runCli(['upload', '--file', '-', '--v1', '--api-url', base, '--auth-url', base], env(), ndjson);

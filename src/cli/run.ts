@@ -6,6 +6,7 @@
 //   1  a refused or failed operation: the service said no (not found, conflict, a value it
 //      rejects), the database or a remote was unreachable, or an internal error;
 //   3  wallet-check only: nothing answers at --url.
+import { targetDate } from '../racing/redate.ts';
 import { InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -111,6 +112,13 @@ export function list(value: string): string[] {
 export function uuid(value: string): string {
   if (!isUuid(value.trim())) throw new InvalidArgumentError('must be a UUID (like 3f1c2a9e-0000-4000-8000-000000000001)');
   return value.trim();
+}
+
+/** A day to move sample data to: "today" (UTC) or YYYY-MM-DD (racing/redate.ts). */
+export function dateOption(value: string): string {
+  const date = targetDate(value.trim(), new Date());
+  if (!date) throw new InvalidArgumentError('must be "today" or a date YYYY-MM-DD');
+  return date;
 }
 
 /** A comma-separated list of UUIDs, or "none". */

@@ -58,3 +58,17 @@ test('a bad file is refused whole, with every problem on one stderr line (and th
   writeFileSync(broken, '[{');
   assert.match((await runCli(['meeting', 'import', broken], env)).stderr, /not valid JSON/);
 });
+
+test('--date moves the file\'s racing day: meeting dates and race start times by the same whole days', async () => {
+  const res = await runCli(['meeting', 'import', path.join(examples, 'meetings.json'), '--date', '2026-11-20'], env);
+  assert.equal(res.code, 0, res.stderr);
+  assert.deepEqual(res.json(), { imported: 2, races: 3, date: '2026-11-20', shifted_days: 933 });
+  const { rows } = await db.pool.query(
+    `SELECT m.meeting_date::text, r.race_number, r.start_time FROM meetings m JOIN race_starts r USING (meeting_id) WHERE meeting_id = 1234567 ORDER BY r.race_number`);
+  assert.deepEqual(rows.map((r) => [r.meeting_date, r.race_number, r.start_time.toISOString()]), [
+    ['2026-11-20', 1, '2026-11-20T02:15:00.000Z'], ['2026-11-20', 7, '2026-11-20T05:45:00.000Z'], ['2026-11-20', 8, '2026-11-20T06:25:00.000Z'],
+  ]);
+  const bad = await runCli(['meeting', 'import', path.join(examples, 'meetings.json'), '--date', 'someday'], env);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /--date.*must be "today" or a date YYYY-MM-DD/);
+});

@@ -5,14 +5,15 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
-import { BetsFileError, detectFormat, readBets, type FileFormat } from '../../tools/uploader/read-bets.ts';
+import { BetsFileError, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
-import { describeError, emit, fail, fileError } from '../run.ts';
+import { daysBetween, earliestDate, shiftDate } from '../../racing/redate.ts';
+import { dateOption, describeError, emit, fail, fileError } from '../run.ts';
 
 interface Opts {
   file: string; apiUrl: string; authUrl: string; clientId: string; clientSecret: string; v1?: boolean;
-  format?: FileFormat; batchSize: number; concurrency: number; retries: number; timeout: number;
+  format?: FileFormat; batchSize: number; concurrency: number; retries: number; timeout: number; date?: string;
 }
 
 function intIn(min: number, max: number) {
@@ -33,6 +34,13 @@ function httpUrl(name: string, raw: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name} must be an http:// or https:// URL`, 2);
 }
 
+/** The bets with their `time` moved so that the earliest bet's day is `date`. */
+function redatedBets(bets: FileBet[], date: string): FileBet[] {
+  const first = earliestDate(bets.map((b) => b.bet.time));
+  const days = first ? daysBetween(first, date) : 0;
+  return bets.map((b) => (typeof b.bet.time === 'string' ? { ...b, bet: { ...b.bet, time: shiftDate(b.bet.time, days) } } : b));
+}
+
 async function run(opts: Opts): Promise<void> {
   httpUrl('--api-url', opts.apiUrl);
   httpUrl('--auth-url', opts.authUrl);
@@ -45,7 +53,8 @@ async function run(opts: Opts): Promise<void> {
   }
   let batches;
   try {
-    batches = toBatches(readBets(text, opts.format ?? detectFormat(opts.file, text), version), opts.batchSize);
+    const bets = readBets(text, opts.format ?? detectFormat(opts.file, text), version);
+    batches = toBatches(opts.date ? redatedBets(bets, opts.date) : bets, opts.batchSize);
   } catch (error) {
     if (error instanceof BetsFileError) return fail(`${opts.file}: ${error.message}`, 2);
     throw error;
@@ -80,6 +89,8 @@ export function registerUploadCommand(program: Command): void {
     .addOption(new Option('--client-secret <secret>', 'client secret (prefer the environment variable: arguments show in ps)')
       .env('WAGERLINE_CLIENT_SECRET').makeOptionMandatory())
     .option('--v1', 'use /public/uploadRace (integer bet ids) instead of /public/uploadRaceV2')
+    .option('--date <day>', 'move the bets\' day to this one ("today" in UTC, or YYYY-MM-DD): every bet time moves by the same whole ' +
+      'days, as meeting import --date moves the meetings (to replay a sample file today)', dateOption)
     .addOption(new Option('--format <format>', 'file format (default: from the extension, else sniffed)').choices(['json', 'ndjson', 'csv']))
     .addOption(new Option('--batch-size <n>', `bets per request, 1-${MAX_BATCH}`).argParser(intIn(1, MAX_BATCH)).default(MAX_BATCH))
     .addOption(new Option('--concurrency <n>', 'requests in flight at once, 1-16').argParser(intIn(1, 16)).default(2))

@@ -1,0 +1,20 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { daysBetween, earliestDate, shiftDate, targetDate } from './redate.ts';
+
+test('a target date: today in UTC, or a real YYYY-MM-DD', () => {
+  const now = new Date('2026-11-23T16:30:00Z');
+  assert.equal(targetDate('today', now), '2026-11-23');
+  assert.equal(targetDate('2024-02-29', now), '2024-02-29');
+  for (const bad of ['2023-02-29', '2024-5-1', 'tomorrow', '']) assert.equal(targetDate(bad, now), undefined, bad);
+});
+
+test('dates and timestamps move by whole days, keeping time and offset as written', () => {
+  assert.equal(daysBetween('2024-05-01', '2026-11-23'), 936);
+  assert.equal(shiftDate('2024-05-01', 936), '2026-11-23');
+  assert.equal(shiftDate('2024-05-01T12:10:05+10:00', 936), '2026-11-23T12:10:05+10:00');
+  assert.equal(shiftDate('2024-02-28T23:59:59Z', 1), '2024-02-29T23:59:59Z');
+  assert.equal(shiftDate('not a date', 5), 'not a date');
+  assert.equal(earliestDate(['2024-05-02T01:00:00Z', 7, '2024-05-01T12:00:00+10:00', null]), '2024-05-01');
+  assert.equal(earliestDate([]), undefined);
+});
