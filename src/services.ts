@@ -67,7 +67,8 @@ export function createServices(deps: ServiceDeps) {
     + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS;
   // Live bet updates: one LISTEN connection per process (opened by serve, or by the first subscriber).
   const betUpdates = createBetUpdates({ ...(deps.listenUrl && { listenUrl: deps.listenUrl }), ...(deps.log && { log: deps.log }) });
-  if (deps.registry) {
+  // One gauge per registry: tests build several services on one registry.
+  if (deps.registry && !deps.registry.getSingleMetric('bet_update_subscribers')) {
     new Gauge({
       name: 'bet_update_subscribers', help: 'Live bet subscriptions (betUpdated, myBetUpdated) open in this process',
       registers: [deps.registry], collect() { this.set(betUpdates.subscribers()); },

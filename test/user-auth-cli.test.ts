@@ -45,7 +45,7 @@ test('tenant set-auth: jwt and custom, and a one-line error for each mistake', a
   const custom = await ok(['tenant', 'set-auth', id, '--mode', 'custom']);
   assert.deepEqual({ ...custom, updated_at: 0 }, { tenant_id: id, mode: 'custom', jwks_url: null, client_id: null, updated_at: 0 });
 
-  await refused(['tenant', 'set-auth', 'acme', '--mode', 'custom'], /^wagerline: tenant id "acme" is not a UUID$/);
+  await refused(['tenant', 'set-auth', 'acme', '--mode', 'custom'], /^wagerline: command-argument value 'acme' is invalid for argument 'tenant_id': must be a UUID/);
   await refused(['tenant', 'set-auth', randomUUID(), '--mode', 'custom'], /^wagerline: no tenant with id/);
   await refused(['tenant', 'set-auth', id, '--mode', 'jwt', '--client-id', 'web'], /needs --jwks-url/);
   await refused(['tenant', 'set-auth', id, '--mode', 'jwt', '--jwks-url', 'https://idp.example.com/jwks'], /needs --client-id/);

@@ -69,7 +69,7 @@ test('bad arguments: one line on stderr, non-zero exit, nothing written', async 
   await refused(['tenant', 'create', '--name', 'X', '--currency', 'AUDD'], /currency "AUDD" is not an active ISO 4217 currency code/);
   await refused(['tenant', 'create', '--name', 'X', '--timezone', 'Mars/Base'], /not an IANA time zone/);
   await refused(['client', 'create', '--scopes', 'upload'], /--tenant/);
-  await refused(['client', 'create', '--tenant', 'not-a-uuid', '--scopes', 'upload'], /no tenant with id/);
+  await refused(['client', 'create', '--tenant', 'not-a-uuid', '--scopes', 'upload'], /--tenant.*must be a UUID/);
   const tenant = await ok(['tenant', 'create', '--name', 'Y']);
   await refused(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload,superuser'], /scope "superuser" is not one of upload, report, backoffice, catalog, admin/);
   await refused(['client', 'revoke', 'wl_nobody'], /no client with id "wl_nobody"/);
@@ -79,7 +79,7 @@ test('bad arguments: one line on stderr, non-zero exit, nothing written', async 
 });
 
 test('a wrong setting stops the process with one line naming the variable', async () => {
-  const res = await refused(['migrate'], /^wagerline: PORT: must be a whole number, got "eighty"\n$/, { PORT: 'eighty' });
+  const res = await refused(['migrate'], /^wagerline: PORT: must be a whole number, got "eighty"\n\(run with --help for usage\)\n$/, { PORT: 'eighty' });
   assert.equal(res.code, 2);
   await refused(['migrate'], /DATABASE_URL: must use postgres:\/\//, { DATABASE_URL: 'mysql://localhost/x' });
 });

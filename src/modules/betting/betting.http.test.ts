@@ -141,8 +141,9 @@ test('refusals: a 4xx problem, never a 500, and the bet unchanged', async () => 
 
 test('the OpenAPI document lists the bet routes under scope admin', async () => {
   const doc = (await ctx.app.inject({ url: '/openapi.json' })).json();
-  const paths = Object.keys(doc.paths).filter((p) => p.startsWith('/admin/'));
+  const paths = Object.keys(doc.paths).filter((p) => /^\/admin\/tenants\/\{tenant_id\}\/bets\/\{bet_id\}(\/(adjust|cancel|cash-out))?$/.test(p));
   assert.deepEqual(paths.sort(), ['/admin/tenants/{tenant_id}/bets/{bet_id}', '/admin/tenants/{tenant_id}/bets/{bet_id}/adjust',
     '/admin/tenants/{tenant_id}/bets/{bet_id}/cancel', '/admin/tenants/{tenant_id}/bets/{bet_id}/cash-out']);
+  for (const p of paths) for (const op of Object.values(doc.paths[p]) as Array<{ security: unknown }>) assert.deepEqual(op.security, [{ bearer: [] }], p);
   assert.ok(doc.paths['/admin/tenants/{tenant_id}/bets/{bet_id}/cash-out'].post.responses['409']);
 });

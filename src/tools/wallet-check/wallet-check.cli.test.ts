@@ -120,6 +120,6 @@ test('wallet-check against a URL where nothing answers: one line, exit 3, nothin
     const run = await runCli(['wallet-check', '--url', `http://127.0.0.1:${port}`, ...auth], {});
     assert.equal(run.code, 3, run.stderr);
     assert.equal(run.stdout, '');
-    assert.match(run.stderr, new RegExp(`^wagerline: nothing answers at http://127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\) on (POST /auth/token|GET /balances/[0-9a-f-]+), the first call; no check was run\\n$`));
+    assert.match(run.stderr, new RegExp(`^wagerline: nothing answers at http://127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\) on (POST /auth/token|GET /balances/[0-9a-f-]+), the first call; no check was run\\n\\(run with --help for usage\\)\\n$`));
   }
 });
