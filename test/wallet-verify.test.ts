@@ -57,10 +57,10 @@ test('refused before saving: unreachable, refused credentials, not a wallet — 
   const cases: Array<[Parameters<Services['wallet']['setWallet']>[0], RegExp]> = [
     [credentials(dead), /^wallet not saved: the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token: connection refused \(ECONNREFUSED\) \(--no-verify saves it without this check\)$/],
     [credentials(tokens.url, 'wrong-secret-000'), /^wallet not saved: the wallet refused the client credentials: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token answered HTTP 401 /],
-    [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(spec 2\.3\), got HTTP 404 <html>Not Found<\/html>/],
+    [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(docs\/wallet\.md\), got HTTP 404 <html>Not Found<\/html>/],
     [apiKey(keyed.url, 'not-the-key'), /^wallet not saved: the wallet refused the API key \(header x-operator-key, signed\): POST http:\/\/127\.0\.0\.1:\d+\/refundBet answered HTTP 401 /],
     [apiKey(keyed.url, API_KEY, null), /refused the API key \(header x-operator-key, unsigned\): .*INVALID_SIGNATURE/], // this wallet requires signed calls
-    [apiKey(notAWalletUrl), /^wallet not saved: no wallet at http:\/\/127\.0\.0\.1:\d+: an empty refundBet should be refused with a 4xx \{message, code, statusCode\} \(spec 2\.6\), got HTTP 404/],
+    [apiKey(notAWalletUrl), /^wallet not saved: no wallet at http:\/\/127\.0\.0\.1:\d+: an empty refundBet should be refused with a 4xx \{message, code, statusCode\} \(docs\/wallet\.md\), got HTTP 404/],
     [apiKey(dead), /the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/refundBet: connection refused/],
   ];
   for (const [input, message] of cases) {
@@ -89,7 +89,7 @@ test('the CLI checks by default, refuses in one line with exit 1, and saves unch
   const refused = await runCli(args, env);
   assert.equal(refused.code, 1);
   assert.equal(refused.stdout, '');
-  assert.match(refused.stderr, /^wagerline: wallet not saved: the wallet is unreachable: .*connection refused.*--no-verify.*\n$/);
+  assert.match(refused.stderr, /^wagerline: wallet not saved: the wallet is unreachable: .*connection refused.*--no-verify.*\n\(run with --help for usage\)\n$/);
   const unchecked = await runCli([...args, '--no-verify'], env);
   assert.equal(unchecked.code, 0, unchecked.stderr);
   assert.deepEqual([unchecked.json().url, unchecked.json().verified], [dead, null]);
