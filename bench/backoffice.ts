@@ -7,6 +7,7 @@
 // (test/factories/bulk-bets.ts): accepted WIN bets, one leg, two history entries each. Uses
 // DATABASE_URL's server (a scratch database is created and dropped) or an embedded PostgreSQL.
 // Last line: one JSON object with the figures.
+import { BET_FIELDS } from '../test/helpers/backoffice-fields.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
@@ -29,15 +30,7 @@ const round = (v: number) => Math.round(v * 10) / 10;
 
 /** getBets with every field of the schema. */
 const GET_BETS = `query Bets($input: GetBetsInput!) { getBets(input: $input) {
-  bets { id created_at
-    metadata { created_at tenant_id user_id account_id account_type ticket_id fixed_odds original_odds amount original_amount percentage
-      original_percentage is_partial status source medium bet_limit_id reason reason_id message action_id liability_percentage liability
-      is_fixed is_flexi is_boxed bet_type teller_id is_cashout is_livebet ip_address result payout refunded cash_out adjusted settled_at }
-    legs { leg_number bet_type dividend event_id event_name event_time leg_type meeting_id meeting_name postions_paid positions_paid
-      product_keyword sport_id sport_name race_number selections price }
-    wallet_calls { sequence operation transaction_type amount transactionId status bonus created_at finished_at next_attempt_at
-      last_http_status last_error note attempts { attempt at duration_ms http_status outcome error } }
-    history { seq at from to cause detail } }
+  bets { ${BET_FIELDS} }
   pagination { last_id count has_more } } }`;
 
 interface Run { target: 'graphql' | 'plain'; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number }

@@ -1,6 +1,7 @@
 // getBets pages: a walk over 2,500 bets of two tenants returns each exactly once, oldest first with
 // the bet id breaking ties; the page size is capped; a page costs the same few statements whatever
 // its size and whatever fields are asked for (no N+1); a query asking for too much is refused.
+import { BET_FIELDS } from './helpers/backoffice-fields.ts';
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { insertBulkBets } from './factories/bulk-bets.ts';
@@ -88,15 +89,7 @@ const FULL = `query GetBets($input: GetBetsInput!) { getBets(input: $input) {
   pagination { last_id count has_more } } }`;
 
 /** Every field of a bet. */
-const ALL = `fragment All on Bet { id created_at
-  metadata { created_at tenant_id user_id account_id account_type ticket_id fixed_odds original_odds amount original_amount percentage
-    original_percentage is_partial status source medium bet_limit_id reason reason_id message action_id liability_percentage liability
-    is_fixed is_flexi is_boxed bet_type teller_id is_cashout is_livebet ip_address result payout refunded cash_out adjusted settled_at }
-  legs { leg_number bet_type dividend event_id event_name event_time leg_type meeting_id meeting_name postions_paid positions_paid
-    product_keyword sport_id sport_name race_number selections price }
-  wallet_calls { sequence operation transaction_type amount transactionId status bonus created_at finished_at next_attempt_at
-    last_http_status last_error note attempts { attempt at duration_ms http_status outcome error } }
-  history { seq at from to cause detail } }`;
+const ALL = `fragment All on Bet { ${BET_FIELDS} }`;
 
 /** Statements the app's pool ran while `run` ran. */
 async function statements(run: () => Promise<unknown>): Promise<number> {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
+import { cliChecks, cliEnv } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
 let db: TestDatabase;
@@ -15,19 +15,7 @@ before(async () => {
 });
 after(() => db.drop());
 
-async function ok(args: string[]) {
-  const res = await runCli(args, env);
-  assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-  assert.equal(res.stdout.trim().split('\n').length, 1, 'exactly one line of JSON on stdout');
-  return res.json();
-}
-
-async function refused(args: string[], pattern: RegExp) {
-  const res = await runCli(args, env);
-  assert.notEqual(res.code, 0);
-  assert.equal(res.stdout, '', 'nothing on stdout when a command fails');
-  assert.match(res.stderr.split('\n')[0]!, pattern);
-}
+const { ok, refused } = cliChecks(() => env);
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
