@@ -24,6 +24,7 @@ import { registerBetAdminRoutes } from './modules/betting/betting.http.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
 import { registerIntakeRoutes } from './modules/intake/intake.http.ts';
 import { registerReportRoutes } from './modules/reports/reports.http.ts';
+import { registerPlatformRoutes } from './modules/tenants/platform.http.ts';
 import { registerTenantAdminRoutes } from './modules/tenants/tenants.http.ts';
 import { registerWalletControlRoutes } from './modules/wallet/controls/controls.http.ts';
 import type { Services } from './services.ts';
@@ -110,6 +111,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     tenants: services.tenants, overview: services.tenantOverview, wallet: services.wallet, users: services.users, betting: services.betting,
   });
   registerWalletControlRoutes(app, services.wallet);
+  registerPlatformRoutes(app, { tenants: services.tenants, tokens: services.tokens });
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;

@@ -10,7 +10,7 @@ let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
   ctx = await createTestApp();
-  client = await seedClient(ctx, { scopes: ['upload', 'catalog', 'admin', 'backoffice'] });
+  client = await seedClient(ctx, { scopes: ['upload', 'catalog', 'admin', 'backoffice', 'platform'] });
 });
 after(() => ctx.close());
 
@@ -53,6 +53,8 @@ const TABLE: Record<string, Case[]> = {
   'PUT /admin/tenants/{tenant_id}/limits': [{ payload: () => ({ max_stake: 500 }), expect: problem }, { payload: () => ({ max_stake: ['500'] }), expect: problem }],
   'POST /admin/tenants/{tenant_id}/clients': [{ payload: () => ({ scopes: 'upload' }), expect: problem }, { payload: () => ({ scopes: ['upload'], name: ['x'] }), expect: problem }],
   'POST /admin/tenants/{tenant_id}/wallet-calls/{call_id}/resolve': [{ payload: () => ({ note: ['settled'] }), expect: problem }, { payload: () => ({ note: 5 }), expect: problem }],
+  'POST /admin/tenants': [{ payload: () => ({ name: ['Brand'] }), expect: problem }, { payload: () => ({ name: 'Brand', currency: ['AUD'] }), expect: problem }],
+  'PUT /admin/clients/{client_id}/grants': [{ payload: () => ({ tenants: '00000000-0000-4000-8000-000000000000' }), expect: problem }],
   // GraphQL's own typing: a value of the wrong type is a GraphQL error with a code, never coerced.
   'POST /graphql': [{ payload: () => ({ query: ['{ __typename }'] }), expect: graphqlError }, { payload: () => ({ query: '{ __typename }', variables: [1] }), expect: graphqlError }],
   'GET /graphql': [{ query: 'query=%7B__typename%7D&query=%7B__typename%7D', expect: graphqlError }],
@@ -78,7 +80,7 @@ for (const [route, cases] of Object.entries(TABLE)) {
     const [method, template] = route.split(' ') as ['GET' | 'POST' | 'PUT', string];
     const url = template.replace('{meeting_id}', '900001').replace('{race_number}', '1').replace('{runner}', '1').replace('{jurisdiction}', 'VIC')
       .replace('{tenant_id}', client.tenant.tenant_id).replace('{bet_id}', '00000000-0000-4000-8000-000000000000')
-      .replace('{call_id}', '00000000-0000-4000-8000-000000000000');
+      .replace('{call_id}', '00000000-0000-4000-8000-000000000000').replace('{client_id}', client.client.client_id);
     for (const c of cases) {
       const payload = c.payload ? JSON.stringify(c.payload()) : undefined;
       const res = await ctx.app.inject({

@@ -1,7 +1,6 @@
 // serve, migrate and keys rotate.
 import type { Command } from 'commander';
 import { serve } from '../../main.ts';
-import { rotateSigningKey } from '../../modules/auth/signing-keys.ts';
 import { withRuntime } from '../run.ts';
 
 export function registerCoreCommands(program: Command): void {
@@ -20,5 +19,5 @@ export function registerCoreCommands(program: Command): void {
     .description('Manage the keys that sign access tokens')
     .command('rotate')
     .description('Make a new signing key active; the old one verifies until its tokens expire. Prints {"kid": ...}')
-    .action(() => withRuntime(async (runtime) => ({ kid: await rotateSigningKey(runtime.database.pool, runtime.box) })));
+    .action(() => withRuntime((runtime) => runtime.services.tokens.rotateKey()));
 }

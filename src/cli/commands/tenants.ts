@@ -58,7 +58,7 @@ export function registerTenantCommands(program: Command): Command {
     .command('create')
     .description('Create a client of a tenant. Prints its client_id and client_secret (shown only this once)')
     .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to (UUID)', uuid)
-    .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin', list)
+    .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin, platform (docs/auth.md)', list)
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated', list)
     .option('--name <text>', 'a label for the client')

@@ -9,7 +9,7 @@ import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import { echo } from '../../errors.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
-import { ALG, loadSigningKeys, type SigningKey } from './signing-keys.ts';
+import { ALG, loadSigningKeys, rotateSigningKey, type SigningKey } from './signing-keys.ts';
 
 const ISSUER = 'wagerline';
 const AUDIENCE = 'wagerline';
@@ -84,6 +84,17 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
   return {
     refresh,
     issue,
+
+    /**
+     * Makes a new signing key active (signing-keys.ts) and signs with it at once in this process;
+     * other processes take it up at their next refresh, and until then still sign with the old key,
+     * which keeps verifying until its tokens expire.
+     */
+    async rotateKey(): Promise<{ kid: string }> {
+      const kid = await rotateSigningKey(db, box);
+      await refresh();
+      return { kid };
+    },
 
     /** Loads keys and revocations now, then keeps them fresh in the background. */
     async start(): Promise<void> {

@@ -3,8 +3,8 @@
 // its own tenant's bets only; the history records it as the author ("client:<client_id>").
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
+import { tenantInReach } from '../../http/tenant-reach.ts';
 import type { BetActions, BetRef } from './bet-actions.ts';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -50,14 +50,10 @@ const BetRecord = Type.Object({
   history: History,
 });
 
-/** The bet named by the path, once the token is known to be the tenant's own. */
+/** The bet named by the path, once the token is known to reach its tenant (http/tenant-reach.ts). */
 function betOf(request: FastifyRequest): BetRef {
-  const { tenant_id, bet_id } = request.params as { tenant_id: string; bet_id: string };
-  const own = request.principal!.tenantId;
-  if (own.toLowerCase() !== tenant_id.toLowerCase()) {
-    throw new AppError('insufficient_scope', `this token's client belongs to tenant ${own}: it acts on that tenant's bets only`);
-  }
-  return { tenantId: tenant_id.toLowerCase(), betId: bet_id.toLowerCase() };
+  const { bet_id } = request.params as { bet_id: string };
+  return { tenantId: tenantInReach(request, "that tenant's bets"), betId: bet_id.toLowerCase() };
 }
 
 const actor = (request: FastifyRequest) => ({ by: `client:${request.principal!.clientId}` });

@@ -1,11 +1,12 @@
 // The admin API of a tenant (scope `admin`, docs/admin-api.md): the tenant's own record, its
 // clients, its wallet, its frontend user auth and its limits — the same changes and the same JSON
-// as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only; creating
-// and listing tenants, back-office grants and key rotation stay platform operations (CLI only).
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+// as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only (a
+// `platform` token on any: http/tenant-reach.ts); the platform's own routes are in platform.http.ts.
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
+import { tenantInReach } from '../../http/tenant-reach.ts';
+import { requirePlatformFor } from './cross-tenant.ts';
 import type { TenantOverviewService } from './tenant-overview.ts';
 import type { TenantService } from './tenants.service.ts';
 
@@ -28,16 +29,6 @@ export interface TenantAdminDeps {
   betting: { setLimits(tenantId: string, input: { maxStake?: string | null; maxPayout?: string | null; maxRunnerLiability?: string | null }): Promise<unknown> };
 }
 
-/** The tenant named by the path, once the token is known to be the tenant's own. */
-export function ownTenant(request: FastifyRequest): string {
-  const { tenant_id } = request.params as { tenant_id: string };
-  const own = request.principal!.tenantId;
-  if (own.toLowerCase() !== tenant_id.toLowerCase()) {
-    throw new AppError('insufficient_scope', `this token's client belongs to tenant ${own}: it acts on that tenant only`);
-  }
-  return tenant_id.toLowerCase();
-}
-
 export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdminDeps): void {
   // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
   const onRequest = app.authenticate('admin') as unknown as onRequestAsyncHookHandler;
@@ -50,7 +41,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   app.get(base, {
     onRequest,
     schema: { ...tenant, summary: 'The tenant with its clients, wallet, frontend user auth and limits (as `wagerline tenant show`)', response: read },
-  }, async (request) => deps.overview.show(ownTenant(request)));
+  }, async (request) => deps.overview.show(tenantInReach(request)));
 
   app.post(`${base}/disable`, {
     onRequest,
@@ -58,7 +49,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       ...tenant, response: read,
       summary: 'Disable the tenant (as `wagerline tenant disable`): its clients, this one included, get no tokens and their tokens are refused',
     },
-  }, async (request) => deps.tenants.disableTenant(ownTenant(request)));
+  }, async (request) => deps.tenants.disableTenant(tenantInReach(request)));
 
   app.put(`${base}/wallet`, {
     onRequest,
@@ -85,7 +76,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       apiKeyHeader: b.auth === 'api_key' ? (b.api_key_header ?? 'x-api-key') : b.api_key_header,
       signingSecret: b.signing_secret, amountUnit: b.amount_unit ?? 'dollars', concurrency: b.concurrency ?? 50, verify: b.verify ?? true,
     };
-    return deps.wallet.setWallet({ tenantId: ownTenant(request), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) } as never);
+    return deps.wallet.setWallet({ tenantId: tenantInReach(request), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) } as never);
   });
 
   app.put(`${base}/auth`, {
@@ -102,7 +93,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   }, async (request) => {
     const b = request.body as { mode: string; jwks_url?: string; client_id?: string };
     const input = { mode: b.mode, ...(b.jwks_url !== undefined && { jwksUrl: b.jwks_url }), ...(b.client_id !== undefined && { clientId: b.client_id }) };
-    return deps.users.setAuth(ownTenant(request), input as never);
+    return deps.users.setAuth(tenantInReach(request), input as never);
   });
 
   app.put(`${base}/limits`, {
@@ -114,13 +105,13 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
     },
   }, async (request) => {
     const b = request.body as { max_stake?: string | null; max_payout?: string | null; max_runner_liability?: string | null };
-    return deps.betting.setLimits(ownTenant(request), { maxStake: b.max_stake, maxPayout: b.max_payout, maxRunnerLiability: b.max_runner_liability });
+    return deps.betting.setLimits(tenantInReach(request), { maxStake: b.max_stake, maxPayout: b.max_payout, maxRunnerLiability: b.max_runner_liability });
   });
 
   app.get(`${base}/clients`, {
     onRequest,
     schema: { ...tenant, summary: 'The tenant\'s clients, no secrets (as `wagerline client list`)', response: read },
-  }, async (request) => ({ clients: await deps.tenants.listClients(ownTenant(request)) }));
+  }, async (request) => ({ clients: await deps.tenants.listClients(tenantInReach(request)) }));
 
   app.post(`${base}/clients`, {
     onRequest,
@@ -128,15 +119,17 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       ...tenant, response: read,
       summary: 'Create a client of the tenant (as `wagerline client create`); its client_secret is shown only in this answer',
       body: Type.Object({
-        scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, catalog, admin' }),
+        scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, admin; catalog and platform only with a platform token' }),
         agencies: Type.Optional(Codes('Source codes the client may upload for')),
-        jurisdictions: Type.Optional(Codes('For report clients: jurisdictions it may see')),
+        jurisdictions: Type.Optional(Codes('For report clients: jurisdictions it may see (an authority; only with a platform token)')),
         name: Type.Optional(Text('A label for the client', 200)),
       }, { additionalProperties: false }),
     },
   }, async (request) => {
     const b = request.body as { scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string };
-    return deps.tenants.createClient({ ...b, tenantId: ownTenant(request) });
+    const tenantId = tenantInReach(request);
+    requirePlatformFor(request.principal!, 'create such a client', b);
+    return deps.tenants.createClient({ ...b, tenantId });
   });
 
   app.post(`${base}/clients/:client_id/rotate-secret`, {
@@ -144,7 +137,8 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
     schema: { ...client, summary: 'Replace a client\'s secret (as `wagerline client rotate-secret`); the new secret is shown only in this answer', response: read },
   }, async (request) => {
     const { client_id } = request.params as { client_id: string };
-    await deps.tenants.requireClientOf(ownTenant(request), client_id);
+    const held = await deps.tenants.requireClientOf(tenantInReach(request), client_id);
+    requirePlatformFor(request.principal!, 'replace the secret of such a client', held);
     return deps.tenants.rotateSecret(client_id);
   });
 
@@ -153,7 +147,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
     schema: { ...client, summary: 'Revoke a client (as `wagerline client revoke`): no new tokens, its tokens refused within WAGERLINE_AUTH_REFRESH_SECONDS', response: read },
   }, async (request) => {
     const { client_id } = request.params as { client_id: string };
-    await deps.tenants.requireClientOf(ownTenant(request), client_id);
+    await deps.tenants.requireClientOf(tenantInReach(request), client_id);
     return deps.tenants.revokeClient(client_id);
   });
 }

@@ -8,7 +8,7 @@ import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 import { currencyCode } from '../../racing/currencies.ts';
 
-export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin'] as const;
+export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin', 'platform'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export interface Tenant {

@@ -5,7 +5,7 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { problemResponses } from '../../../http/problem.ts';
-import { ownTenant } from '../../tenants/tenants.http.ts';
+import { tenantInReach } from '../../../http/tenant-reach.ts';
 import type { WalletControls } from './controls.service.ts';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
@@ -28,7 +28,7 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
       summary: 'Every wallet call of a bet, in order, with every attempt (as `wagerline wallet calls --bet`)',
     },
   }, async (request) => {
-    const tenantId = ownTenant(request);
+    const tenantId = tenantInReach(request);
     const { bet_id } = request.params as { bet_id: string };
     return controls.callsOfBet(bet_id.toLowerCase(), tenantId);
   });
@@ -39,7 +39,7 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
       tags: ['admin'], security, params: TenantParams, response,
       summary: 'The tenant\'s calls parked as failed (as `wagerline wallet failed --tenant`)',
     },
-  }, async (request) => controls.failed(ownTenant(request)));
+  }, async (request) => controls.failed(tenantInReach(request)));
 
   app.post(`${base}/wallet-calls/:call_id/retry`, {
     onRequest,
@@ -48,7 +48,7 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
       summary: 'Re-queue a parked call, same transactionId, fresh retry budget (as `wagerline wallet retry`)',
     },
   }, async (request) => {
-    const tenantId = ownTenant(request);
+    const tenantId = tenantInReach(request);
     const { call_id } = request.params as { call_id: string };
     return controls.retry(call_id.toLowerCase(), tenantId);
   });
@@ -61,7 +61,7 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
       body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the record' }) }, { additionalProperties: false }),
     },
   }, async (request) => {
-    const tenantId = ownTenant(request);
+    const tenantId = tenantInReach(request);
     const { call_id } = request.params as { call_id: string };
     const { note } = request.body as { note: string };
     return controls.resolve(call_id.toLowerCase(), note, tenantId);
