@@ -18,11 +18,10 @@
 // Last line: one JSON object with the figures.
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type pg from 'pg';
 import { loadConfig } from '../src/config.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { createPool, type Pool } from '../src/db/pool.ts';
@@ -34,6 +33,7 @@ import type { SeededBet, WalletSandbox } from '../src/tools/wallet-sandbox/index
 import { betMix, insertPlacedBets, sandboxSeeds } from '../test/factories/placed-bets.ts';
 import { startCli } from '../test/helpers/cli.ts';
 import { checkSettledOnce } from '../test/helpers/settlement-check.ts';
+import { cpuMeter, fmt, round, timeStatements } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
 
 const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-123' };
@@ -62,96 +62,16 @@ function startSandbox(): Promise<Sandbox> {
   });
 }
 
-/** CPU seconds (user + system) of each process named, from /proc (USER_HZ = 100 on Linux). */
-function cpuOf(pids: number[]): Map<number, number> {
-  const out = new Map<number, number>();
-  for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
-    } catch {
-      // gone
-    }
-  }
-  return out;
+/** The kind of an unnamed statement of settlement's (statements are named by their own name). */
+function statementKind(text: string): string | undefined {
+  if (/^(BEGIN|COMMIT|ROLLBACK)/.test(text)) return 'begin/commit';
+  if (text.includes('FROM settlement_jobs WHERE job_id = $1 FOR UPDATE')) return 'job lock';
+  if (text.startsWith('UPDATE settlement_jobs')) return 'job advance';
+  if (text.includes("FROM settlement_jobs WHERE status = 'pending'")) return 'pending jobs';
+  if (text.includes('AND placement_guard FOR UPDATE')) return 'enqueue: placement guard';
+  if (text.includes('INSERT INTO wallet_bet_sequences')) return 'enqueue: call row';
+  return undefined;
 }
-
-/**
- * CPU used since `since()` by the processes `pids()` names, summed per process (a process started
- * meanwhile counts from zero; one that ended meanwhile is lost).
- */
-async function cpuMeter(pids: () => Promise<number[]> | number[]) {
-  let base = cpuOf(await pids());
-  return {
-    async since() {
-      base = cpuOf(await pids());
-    },
-    async used() {
-      return [...cpuOf(await pids())].reduce((sum, [pid, s]) => sum + s - (base.get(pid) ?? 0), 0);
-    },
-  };
-}
-
-/** Times every statement of the pool's clients by kind (named statements by name), while `on`. */
-function timeStatements(pool: Pool) {
-  const stats = new Map<string, { n: number; ms: number }>();
-  const state = { on: false };
-  const kindOf = (q: unknown): string => {
-    if (typeof q === 'object' && q && 'name' in q && (q as { name?: string }).name) return (q as { name: string }).name;
-    const text = typeof q === 'string' ? q : (q as { text: string }).text;
-    if (/^(BEGIN|COMMIT|ROLLBACK)/.test(text)) return 'begin/commit';
-    if (text.includes('FROM settlement_jobs WHERE job_id = $1 FOR UPDATE')) return 'job lock';
-    if (text.startsWith('UPDATE settlement_jobs')) return 'job advance';
-    if (text.includes("FROM settlement_jobs WHERE status = 'pending'")) return 'pending jobs';
-    if (text.includes('AND placement_guard FOR UPDATE')) return 'enqueue: placement guard';
-    if (text.includes('INSERT INTO wallet_bet_sequences')) return 'enqueue: call row';
-    return text.replace(/\s+/g, ' ').slice(0, 60);
-  };
-  const wrap = (client: pg.PoolClient & { timed?: boolean }) => {
-    if (client.timed) return client;
-    client.timed = true;
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
-      const result = query(...args);
-      if (!state.on || !(result instanceof Promise)) return result;
-      const start = performance.now();
-      const kind = kindOf(args[0]);
-      return result.finally(() => {
-        const s = stats.get(kind) ?? { n: 0, ms: 0 };
-        s.n += 1;
-        s.ms += performance.now() - start;
-        stats.set(kind, s);
-      });
-    };
-    return client;
-  };
-  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
-  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
-    const callback = args[0] as ((err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) | undefined;
-    if (callback) return connect((err: Error | undefined, client: pg.PoolClient, done: unknown) => callback(err, client && wrap(client), done));
-    return (connect() as Promise<pg.PoolClient>).then(wrap);
-  };
-  /** Times each call of obj[method] as `kind` (its own statements are timed too, by their kind). */
-  const method = <T extends object>(obj: T, name: keyof T & string, kind: string) => {
-    const fn = (obj[name] as (...args: unknown[]) => Promise<unknown>).bind(obj);
-    (obj as Record<string, unknown>)[name] = async (...args: unknown[]) => {
-      if (!state.on) return fn(...args);
-      const start = performance.now();
-      try {
-        return await fn(...args);
-      } finally {
-        const s = stats.get(kind) ?? { n: 0, ms: 0 };
-        s.n += 1;
-        s.ms += performance.now() - start;
-        stats.set(kind, s);
-      }
-    };
-  };
-  return { stats, state, method };
-}
-
-const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 10 ** places;
-const fmt = (n: number) => n.toLocaleString('en-US');
 
 async function waitDelivered(pool: Pool, tenantId: string, timeoutMs: number): Promise<void> {
   let last = -1;
@@ -174,7 +94,7 @@ async function main(): Promise<number> {
   const analyze = process.env.BENCH_ANALYZE === '1';
   const scratch = await scratchDatabase('settlement');
   const pool = createPool(scratch.url, 10);
-  const timing = timeStatements(pool);
+  const timing = timeStatements(pool, statementKind);
   const key = randomBytes(32);
   const services = createServices({ config: loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' }), db: pool, box: createSecretBox(key) });
   // Settlement looks these up at each call: timing them splits a batch into its phases.
@@ -352,7 +272,7 @@ async function planAlone(pool: Pool, services: ReturnType<typeof createServices>
     const facts = await services.catalogue.raceFacts([{ meetingId: MEETING, raceNumber: 1 }, { meetingId: MEETING, raceNumber: RACE }], client);
     const now = new Date();
     let best = Infinity;
-    for (let round = 0; round < 3; round++) {
+    for (let attempt = 0; attempt < 3; attempt++) {
       const cpu = process.cpuUsage();
       let calls = 0;
       for (const bet of bets) {

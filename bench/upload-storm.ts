@@ -7,6 +7,7 @@
 // new race. Last line: one JSON object with the figures.
 import { performance } from 'node:perf_hooks';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import { percentile, round } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
 import type { Pool as HttpPool } from 'undici';
 import { startUploadTarget, type Serve } from './serve.ts';
@@ -15,11 +16,6 @@ import { buildBatch } from '../test/factories/bet-factory.ts';
 const BATCH = 1000;
 const SIZES = [8, 32];
 const ROUNDS = Number(process.env.BENCH_STORM_ROUNDS ?? 3);
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 
 /** N bodies of one race: the same bets, upload k with every stake 1 + k/100 of the generated one. */
 function stormBodies(meetingId: number, n: number, betTime: string): string[] {
@@ -49,8 +45,7 @@ async function storms(http: HttpPool, token: string, rounds: string[][]): Promis
     wall += performance.now() - t0;
   }
   latencies.sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v);
-  return { p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), max_ms: round(latencies.at(-1)!),
+  return { p50_ms: round(percentile(latencies, 50), 0), p99_ms: round(percentile(latencies, 99), 0), max_ms: round(latencies.at(-1)!, 0),
     storm_s: Math.round(wall / rounds.length / 10) / 100, uploads: latencies.length };
 }
 

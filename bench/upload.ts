@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { createPool, type Pool } from '../src/db/pool.ts';
+import { percentile, round } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
 import { startUploadTarget, type Serve } from './serve.ts';
 import { buildBatch } from '../test/factories/bet-factory.ts';
@@ -18,10 +19,6 @@ const BATCHES = { 1: Number(process.env.BENCH_BATCHES_C1 ?? 60), 4: Number(proce
 const WARMUP = 8;
 
 interface Run { bets_per_s: number; p50_ms: number; p99_ms: number; batches: number }
-
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
 
 /** Runs `jobs` with `concurrency` in flight; rate in rows/s and per-job latency percentiles. */
 async function timed(jobs: Array<() => Promise<void>>, concurrency: number): Promise<Run> {
@@ -38,8 +35,7 @@ async function timed(jobs: Array<() => Promise<void>>, concurrency: number): Pro
   }));
   const seconds = (performance.now() - t0) / 1000;
   latencies.sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return { bets_per_s: Math.round((jobs.length * BATCH) / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), batches: jobs.length };
+  return { bets_per_s: Math.round((jobs.length * BATCH) / seconds), p50_ms: round(percentile(latencies, 50), 1), p99_ms: round(percentile(latencies, 99), 1), batches: jobs.length };
 }
 
 
@@ -143,7 +139,7 @@ async function main(): Promise<void> {
       }), c);
       figures[`copy_c${c}`] = run;
       const upload = figures[`upload_c${c}`] as Run;
-      figures[`ratio_c${c}`] = Math.round((upload.bets_per_s / run.bets_per_s) * 100) / 100;
+      figures[`ratio_c${c}`] = round(upload.bets_per_s / run.bets_per_s);
       console.log(`raw COPY, concurrency ${c}: ${run.bets_per_s} rows/s, p50 ${run.p50_ms} ms; upload / COPY = ${figures[`ratio_c${c}`]}`);
     }
     await http.close();

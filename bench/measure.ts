@@ -1,0 +1,106 @@
+// Measurement helpers shared by the benchmarks: CPU time of other processes (from /proc), the
+// time a pool's clients wait on each kind of statement, percentiles and number formatting.
+import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type pg from 'pg';
+import type { Pool } from '../src/db/pool.ts';
+
+/** `v` rounded to `places` decimals. */
+export const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 10 ** places;
+
+/** `n` with thousands separators, as the figures are quoted in docs/performance.md. */
+export const fmt = (n: number) => n.toLocaleString('en-US');
+
+/** The p-th percentile of ascending `sorted` (nearest rank). */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+/** CPU seconds (user + system) of each process named, from /proc (USER_HZ = 100 on Linux). */
+export function cpuOf(pids: number[]): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
+    } catch {
+      // gone
+    }
+  }
+  return out;
+}
+
+export type CpuMeter = Awaited<ReturnType<typeof cpuMeter>>;
+
+/**
+ * CPU used since `since()` by the processes `pids()` names, summed per process (a process started
+ * meanwhile counts from zero; one that ended meanwhile is lost).
+ */
+export async function cpuMeter(pids: () => Promise<number[]> | number[]) {
+  let base = cpuOf(await pids());
+  return {
+    async since() {
+      base = cpuOf(await pids());
+    },
+    async used() {
+      return [...cpuOf(await pids())].reduce((sum, [pid, s]) => sum + s - (base.get(pid) ?? 0), 0);
+    },
+  };
+}
+
+export interface Timed { n: number; ms: number }
+export type StatementTimer = ReturnType<typeof timeStatements>;
+
+/**
+ * Times every statement of the pool's clients by kind while `state.on`: a named statement by its
+ * name, else by `kindOfText(text)`, else by its first 60 characters. `method` times calls of an
+ * object's method the same way (the statements they run are timed too, by their own kind).
+ */
+export function timeStatements(pool: Pool, kindOfText: (text: string) => string | undefined = () => undefined) {
+  const stats = new Map<string, Timed>();
+  const state = { on: false };
+  const record = (kind: string, start: number) => {
+    const s = stats.get(kind) ?? { n: 0, ms: 0 };
+    s.n += 1;
+    s.ms += performance.now() - start;
+    stats.set(kind, s);
+  };
+  const kindOf = (q: unknown): string => {
+    if (typeof q === 'object' && q && 'name' in q && (q as { name?: string }).name) return (q as { name: string }).name;
+    const text = typeof q === 'string' ? q : (q as { text: string }).text;
+    return kindOfText(text) ?? text.replace(/\s+/g, ' ').slice(0, 60);
+  };
+  const wrap = (client: pg.PoolClient & { timed?: boolean }) => {
+    if (client.timed) return client;
+    client.timed = true;
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as unknown as { query: (...args: unknown[]) => unknown }).query = (...args: unknown[]) => {
+      const result = query(...args);
+      if (!state.on || !(result instanceof Promise)) return result;
+      const start = performance.now();
+      const kind = kindOf(args[0]);
+      return result.finally(() => record(kind, start));
+    };
+    return client;
+  };
+  // Every client the pool hands out, whether asked for with a callback (pool.query) or a promise.
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  (pool as unknown as { connect: (...args: unknown[]) => unknown }).connect = (...args: unknown[]) => {
+    const callback = args[0] as ((err: Error | undefined, client?: pg.PoolClient, done?: unknown) => void) | undefined;
+    if (callback) return connect((err: Error | undefined, client: pg.PoolClient, done: unknown) => callback(err, client && wrap(client), done));
+    return (connect() as Promise<pg.PoolClient>).then(wrap);
+  };
+  const method = <T extends object>(obj: T, name: keyof T & string, kind: string) => {
+    const fn = (obj[name] as (...args: unknown[]) => Promise<unknown>).bind(obj);
+    (obj as Record<string, unknown>)[name] = async (...args: unknown[]) => {
+      if (!state.on) return fn(...args);
+      const start = performance.now();
+      try {
+        return await fn(...args);
+      } finally {
+        record(kind, start);
+      }
+    };
+  };
+  return { stats, state, method };
+}
