@@ -2,7 +2,7 @@
 // with BENCH_BETS (default 100,000) taken bets, split into settling (resultRace: every bet's new
 // state written and its wallet calls queued, in batches) and delivery (the real wallet worker,
 // `bin/wagerline wallet worker` in a process of its own, sending the calls to the reference sandbox
-// in another process, in memory, at BENCH_WALLET_LATENCY ms, default 0).
+// in another process, bench/settlement-sandbox.ts, in memory, at BENCH_WALLET_LATENCY ms, default 0).
 //
 // Setup (not timed): a scratch database (DATABASE_URL's server, else an embedded PostgreSQL), a
 // tenant with the sandbox as its wallet, a meeting of two 14-runner races, and the bets written in
@@ -16,7 +16,6 @@
 // Then every bet is checked settled exactly once (test/helpers/settlement-check.ts); a failure is
 // printed loudly and the exit code is 1. BENCH_PROFILE=0 skips the per-statement profile.
 // Last line: one JSON object with the figures.
-import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -29,38 +28,16 @@ import { planSettlement } from '../src/modules/betting/settle-plan.ts';
 import * as sq from '../src/modules/betting/settlement.queries.ts';
 import { callOf } from '../src/modules/betting/settlement.service.ts';
 import { createServices } from '../src/services.ts';
-import type { SeededBet, WalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import { betMix, insertPlacedBets, sandboxSeeds } from '../test/factories/placed-bets.ts';
 import { startCli } from '../test/helpers/cli.ts';
 import { checkSettledOnce } from '../test/helpers/settlement-check.ts';
 import { cpuMeter, fmt, round, timeStatements } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
+import { CLIENT, OPENING, startSandbox } from './settlement-sandbox.ts';
 
-const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-123' };
-const OPENING = { cash: '1000000.00', bonus: '100000.00' };
 const MEETING = 990301;
 const RACE = 2;
 const RUNNERS = 14;
-
-type SandboxMessage = { seed: SeededBet[] } | { effects: true } | { balances: string[] };
-
-interface Sandbox {
-  child: ChildProcess;
-  url: string;
-  ask<T>(message: SandboxMessage): Promise<T>;
-}
-
-function startSandbox(): Promise<Sandbox> {
-  const child = fork(import.meta.filename, [], { env: { ...process.env, SETTLEMENT_BENCH_ROLE: 'sandbox' }, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  const ask = <T>(message: SandboxMessage) => new Promise<T>((resolve, reject) => {
-    child.once('message', (reply: { error?: string }) => (reply.error ? reject(new Error(reply.error)) : resolve(reply as T)));
-    child.send(message);
-  });
-  return new Promise((resolve, reject) => {
-    child.once('message', (m: { url: string }) => resolve({ child, url: m.url, ask }));
-    child.once('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
-}
 
 /** The kind of an unnamed statement of settlement's (statements are named by their own name). */
 function statementKind(text: string): string | undefined {
@@ -290,22 +267,4 @@ async function planAlone(pool: Pool, services: ReturnType<typeof createServices>
   }
 }
 
-if (process.env.SETTLEMENT_BENCH_ROLE === 'sandbox') {
-  // The wallet, in its own process so that its CPU is not the worker's; driven over IPC.
-  const { startWalletSandbox } = await import('../src/tools/wallet-sandbox/index.ts');
-  const sandbox: WalletSandbox = await startWalletSandbox({
-    auth: { kind: 'client_credentials', ...CLIENT, tokenTtlSeconds: 3600 }, latencyMs: Number(process.env.BENCH_WALLET_LATENCY ?? 0),
-    openingBalance: OPENING.cash, openingBonus: OPENING.bonus,
-  });
-  process.on('message', (m: SandboxMessage) => {
-    void (async () => {
-      if ('seed' in m) return { seeded: (await sandbox.seedBets(m.seed), m.seed.length) };
-      if ('effects' in m) return { effects: [...(await sandbox.effects())] };
-      return { balances: await Promise.all(m.balances.map(async (id) => [id, await sandbox.balances(id)])) };
-    })().then((reply) => process.send!(reply), (error: unknown) => process.send!({ error: String(error) }));
-  });
-  process.on('SIGTERM', () => void sandbox.close().then(() => process.exit(0)));
-  process.send!({ url: sandbox.url });
-} else {
-  process.exitCode = await main();
-}
+process.exitCode = await main();
