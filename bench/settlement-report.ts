@@ -16,14 +16,14 @@ export function statementKind(text: string): string | undefined {
   if (text.includes('FROM settlement_jobs WHERE job_id = $1 FOR UPDATE')) return 'job lock';
   if (text.startsWith('UPDATE settlement_jobs')) return 'job advance';
   if (text.includes("FROM settlement_jobs WHERE status = 'pending'")) return 'pending jobs';
-  if (text.includes('AND placement_guard FOR UPDATE')) return 'enqueue: placement guard';
+  if (text.includes('FROM k CROSS JOIN LATERAL')) return 'enqueue: check';
   if (text.includes('INSERT INTO wallet_bet_sequences')) return 'enqueue: call row';
   return undefined;
 }
 
 /** The kinds a phase of a batch accounts for; any other statement is the result's recording. */
-const IN_BATCH = new Set(['settlement_race_page', 'settlement_lock_bets', 'settlement_legs', 'catalogue_race_facts', 'enqueue: placement guard',
-  'enqueue: call row', 'settlement_apply', 'job lock', 'job advance', 'begin/commit', 'pending jobs']);
+const IN_BATCH = new Set(['settlement_race_page', 'settlement_lock_bets', 'settlement_legs', 'catalogue_race_facts', 'enqueue: check',
+  'enqueue: call row', 'settlement_apply', 'reporting_store_placed_bets', 'job lock', 'job advance', 'begin/commit', 'pending jobs']);
 
 /** A phase of a batch: its name, its milliseconds over the whole run, and what it is made of. */
 type Phase = [string, number, string];
@@ -47,10 +47,11 @@ function batchPhases(stats: Map<string, Timed>, settleS: number, bets: number) {
   const phases: Phase[] = [
     ['page + lock', stat('settlement_race_page').ms + stat('settlement_lock_bets').ms, 'settlement_race_page, settlement_lock_bets'],
     ['legs + race facts', stat('settlement_legs').ms + stat('call: catalogue.raceFacts').ms, 'settlement_legs, catalogue_race_facts'],
-    ['enqueue', stat('call: wallet.enqueue').ms,
-      `${fmt(Math.round(stat('call: wallet.enqueue').n / thousands))} calls: placement guard ${round(stat('enqueue: placement guard').ms / thousands, 1)} ms + ` +
-      `call row ${round(stat('enqueue: call row').ms / thousands, 1)} ms waiting on PostgreSQL, the rest JavaScript`],
+    ['enqueue', stat('call: wallet.enqueueMany').ms,
+      `${fmt(round(stat('call: wallet.enqueueMany').n / thousands, 1))} wallet.enqueueMany: check (bets, placement guards) ${round(stat('enqueue: check').ms / thousands, 1)} ms + ` +
+      `write (guards released, sequences, call rows) ${round(stat('enqueue: call row').ms / thousands, 1)} ms waiting on PostgreSQL, the rest JavaScript`],
     ['apply', stat('settlement_apply').ms, 'settlement_apply'],
+    ['report', stat('reporting_store_placed_bets').ms, 'reporting_store_placed_bets: the new states in the reporting store'],
     ['job + transaction', stat('job lock').ms + stat('job advance').ms + stat('begin/commit').ms + stat('pending jobs').ms, 'job lock, job advance, BEGIN/COMMIT, pending jobs'],
   ];
   const sqlKinds = [...stats].filter(([kind]) => !kind.startsWith('call: '));

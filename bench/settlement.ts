@@ -105,7 +105,7 @@ async function main(): Promise<number> {
   const key = randomBytes(32);
   const services = createServices({ config: loadConfig({ DATABASE_URL: scratch.url, LOG_LEVEL: 'silent' }), db: pool, box: createSecretBox(key) });
   // Settlement looks these up at each call: timing them splits a batch into its phases.
-  timing.method(services.wallet, 'enqueue', 'call: wallet.enqueue');
+  timing.method(services.wallet, 'enqueueMany', 'call: wallet.enqueueMany');
   timing.method(services.catalogue, 'raceFacts', 'call: catalogue.raceFacts');
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-settlement-'));
   const sandbox = await startSandbox();
