@@ -1,12 +1,12 @@
 // The resolvers of the back-office schema (backoffice.schema.ts): thin calls into the back-office
 // service with the request's caller. The fields that need more reads (legs, wallet calls, history)
 // go through per-request loaders: collected while GraphQL walks a page, then read for the whole
-// page at once — a fixed number of statements per page, whatever its size (no N+1). The scalars
-// are output only in practice (no argument takes them), but each also reads input strictly.
-import { GraphQLError, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
+// page at once — a fixed number of statements per page, whatever its size (no N+1).
+import { GraphQLError } from 'graphql';
 import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
+import { SCALARS } from './scalars.graphql.ts';
 
 type Load<K, V> = (keys: K[]) => Promise<V[]>;
 
@@ -56,30 +56,6 @@ export function createLoaders(backoffice: Pick<BackofficeService, 'legs' | 'wall
     history: batcher((bets: BackofficeBet[]) => backoffice.history(bets)),
   };
 }
-
-const DECIMAL = /^-?\d{1,20}(\.\d{1,12})?$/;
-
-function text(node: ValueNode, what: string): string {
-  if (node.kind !== Kind.STRING) throw new GraphQLError(`${what} is written as a string`);
-  return node.value;
-}
-
-function decimal(value: unknown): string {
-  if (typeof value !== 'string' || !DECIMAL.test(value)) throw new GraphQLError('a Decimal is decimal text, e.g. "12.50"');
-  return value;
-}
-
-function instant(value: unknown): string {
-  const date = value instanceof Date ? value : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : undefined;
-  if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('a DateTime is ISO 8601 text with an offset, e.g. "2024-05-01T03:45:00.000Z"');
-  return date.toISOString();
-}
-
-const SCALARS = {
-  Decimal: { serialize: decimal, parseValue: decimal, parseLiteral: (node: ValueNode) => decimal(text(node, 'a Decimal')) },
-  DateTime: { serialize: instant, parseValue: instant, parseLiteral: (node: ValueNode) => instant(text(node, 'a DateTime')) },
-  JSON: { serialize: (value: unknown) => value, parseValue: (value: unknown) => value, parseLiteral: (node: ValueNode) => valueFromASTUntyped(node) },
-};
 
 /** What every resolver gets from the request (built by the adapter's context function). */
 export interface BackofficeContext {
