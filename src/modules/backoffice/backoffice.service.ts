@@ -9,7 +9,7 @@
 import { AppError } from '../../errors.ts';
 import { isUuid } from '../../racing/values.ts';
 import type { Principal } from '../auth/tokens.service.ts';
-import type { BackofficeBet, BackofficeReads, BetsPage } from '../betting/backoffice-reads.ts';
+import type { BackofficeBet, BackofficeReads, BetParts, BetsPage } from '../betting/backoffice-reads.ts';
 import type { BetActions } from '../betting/bet-actions.ts';
 import type { BetUpdate, BetUpdates } from '../betting/bet-updates.ts';
 import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
@@ -116,12 +116,13 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
     /** The caller's token: UNAUTHENTICATED (token_missing) without one. */
     requireToken,
 
-    async getBets(caller: Caller, input: GetBetsInput): Promise<BetsPage> {
+    /** A page of bets, read with the `parts` the caller will show (the others are read on demand). */
+    async getBets(caller: Caller, input: GetBetsInput, parts: BetParts = {}): Promise<BetsPage> {
       requireToken(caller);
       return deps.reads.bets({
         tenantIds: allowedTenants(caller, input.tenant.ids), betIds: input.tenant.bet_ids ?? null,
         lastId: input.pagination?.last_id ?? null, limit: input.pagination?.limit ?? null,
-      });
+      }, parts);
     },
 
     /** Cancels a bet (bet-actions.ts): a second cancel changes nothing and sends nothing. */

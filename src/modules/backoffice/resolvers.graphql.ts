@@ -1,9 +1,10 @@
 // The resolvers of the back-office schema (backoffice.schema.ts): thin calls into the back-office
 // service with the request's caller. The fields that need more reads (legs, wallet calls, history)
-// go through per-request loaders: collected while GraphQL walks a page, then read for the whole
-// page at once — a fixed number of statements per page, whatever its size (no N+1).
-import { GraphQLError } from 'graphql';
-import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, WalletCallRecord } from '../betting/backoffice-reads.ts';
+// are read with a getBets page when its selection names them; elsewhere (a cancelled bet, a bet of
+// a live update) they go through per-request loaders: collected while GraphQL walks the result,
+// then read for all at once — a fixed number of statements, whatever the number of bets (no N+1).
+import { GraphQLError, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BetParts, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
 import { SCALARS } from './scalars.graphql.ts';
@@ -57,6 +58,27 @@ export function createLoaders(backoffice: Pick<BackofficeService, 'legs' | 'wall
   };
 }
 
+/** The fields of a selection set, through fragments (validation rules out fragment cycles). */
+function fieldsOf(set: SelectionSetNode, fragments: GraphQLResolveInfo['fragments']): FieldNode[] {
+  return set.selections.flatMap((s) => {
+    if (s.kind === Kind.FIELD) return [s];
+    const inner = s.kind === Kind.INLINE_FRAGMENT ? s.selectionSet : fragments[s.name.value]?.selectionSet;
+    return inner ? fieldsOf(inner, fragments) : [];
+  });
+}
+
+/**
+ * Which parts of a Bet a getBets selects under `bets` (any alias): those are read with the page,
+ * in its statements, rather than by the loaders after it. @skip and @include are not weighed: a
+ * part skipped is read for nothing, never missed.
+ */
+function partsSelected(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): BetParts {
+  const page = info.fieldNodes.flatMap((n) => (n.selectionSet ? fieldsOf(n.selectionSet, info.fragments) : []));
+  const bet = page.filter((f) => f.name.value === 'bets' && f.selectionSet).flatMap((f) => fieldsOf(f.selectionSet!, info.fragments));
+  const names = new Set(bet.map((f) => f.name.value));
+  return { legs: names.has('legs'), walletCalls: names.has('wallet_calls'), history: names.has('history') };
+}
+
 /** What every resolver gets from the request (built by the adapter's context function). */
 export interface BackofficeContext {
   caller: Caller;
@@ -66,7 +88,8 @@ export interface BackofficeContext {
 export function backofficeResolvers(backoffice: BackofficeService) {
   return {
     Query: {
-      getBets: (_root: unknown, args: { input: GetBetsInput }, ctx: BackofficeContext) => backoffice.getBets(ctx.caller, args.input),
+      getBets: (_root: unknown, args: { input: GetBetsInput }, ctx: BackofficeContext, info: GraphQLResolveInfo) =>
+        backoffice.getBets(ctx.caller, args.input, partsSelected(info)),
     },
     Mutation: {
       cancelBet: (_root: unknown, args: { bet: { id: string; tenant_id: string }; reason?: string | null }, ctx: BackofficeContext) =>
@@ -87,9 +110,10 @@ export function backofficeResolvers(backoffice: BackofficeService) {
       },
     },
     Bet: {
-      legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.legs(bet),
-      wallet_calls: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.walletCalls(bet),
-      history: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.history(bet),
+      // Read with the page when getBets saw them selected; otherwise (cancelBet, betUpdated) batched.
+      legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.legs ?? ctx.loaders.legs(bet),
+      wallet_calls: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.wallet_calls ?? ctx.loaders.walletCalls(bet),
+      history: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.history ?? ctx.loaders.history(bet),
     },
     BetLeg: {
       positions_paid: (leg: BackofficeLeg) => leg.postions_paid,
