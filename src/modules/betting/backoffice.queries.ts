@@ -34,14 +34,26 @@ export interface PageQuery {
 // A bet's legs and history come as one JSON array each, so the page is one statement and one
 // round trip. The JSON keeps the row types exact: numerics and bigints as their text, instants as
 // epoch milliseconds (floor: as node-postgres truncates microseconds), made Dates again below.
+// Each is one lateral aggregate over the bet's rows that also gives what the record needs from
+// them (live, last_seq): one index probe per bet and table instead of two.
 const EPOCH_MS = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
-const LEGS_JSON = `(SELECT json_agg(json_build_object('leg', l.leg, 'meeting_id', l.meeting_id::text, 'race_number', l.race_number,
-    'event_id', l.event_id, 'event_name', l.event_name, 'meeting_name', l.meeting_name, 'event_time', ${EPOCH_MS('l.event_time')},
-    'selections', l.selections, 'seen_price', l.seen_price::text, 'price', l.price::text) ORDER BY l.leg)
-  FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id) AS legs_json`;
-const HISTORY_JSON = `(SELECT json_agg(json_build_object('seq', h.seq, 'at', ${EPOCH_MS('h.at')}, 'from_status', h.from_status,
-    'to_status', h.to_status, 'cause', h.cause, 'detail', h.detail) ORDER BY h.seq)
-  FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS history_json`;
+const LEGS = {
+  columns: 'coalesce(lg.live, false) AS live, lg.legs_json',
+  join: `LEFT JOIN LATERAL (SELECT bool_or(l.event_time <= b.created_at) AS live,
+      json_agg(json_build_object('leg', l.leg, 'meeting_id', l.meeting_id::text, 'race_number', l.race_number, 'event_id', l.event_id,
+        'event_name', l.event_name, 'meeting_name', l.meeting_name, 'event_time', ${EPOCH_MS('l.event_time')},
+        'selections', l.selections, 'seen_price', l.seen_price::text, 'price', l.price::text) ORDER BY l.leg) AS legs_json
+    FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id) lg ON true`,
+  alone: 'EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live',
+};
+const HISTORY = {
+  columns: 'hs.last_seq, hs.history_json',
+  join: `LEFT JOIN LATERAL (SELECT max(h.seq) AS last_seq,
+      json_agg(json_build_object('seq', h.seq, 'at', ${EPOCH_MS('h.at')}, 'from_status', h.from_status, 'to_status', h.to_status,
+        'cause', h.cause, 'detail', h.detail) ORDER BY h.seq) AS history_json
+    FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) hs ON true`,
+  alone: '(SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq',
+};
 
 type RawPageRow = PageRow & { legs_json?: Array<Omit<LegRow, 'event_time'> & { event_time: number }> | null; history_json?: Array<Omit<HistoryRow, 'tenant_id' | 'bet_id' | 'at'> & { at: number }> | null };
 
@@ -72,18 +84,19 @@ export async function betsPage(db: Queryable, q: PageQuery): Promise<PageRow[]> 
     values.push(q.betIds);
     where.push(`x.bet_id = ANY ($${values.length}::uuid[])`);
   }
-  const parts = [...(q.with?.legs ? [LEGS_JSON] : []), ...(q.with?.history ? [HISTORY_JSON] : [])];
+  const [legs, history] = [q.with?.legs ?? false, q.with?.history ?? false];
   const { rows } = await db.query<RawPageRow>({
-    name: `backoffice_bets_page${q.lastId !== null ? '_after' : ''}${q.betIds !== null ? '_ids' : ''}${q.with?.legs ? '_legs' : ''}${q.with?.history ? '_history' : ''}`,
+    name: `backoffice_bets_page${q.lastId !== null ? '_after' : ''}${q.betIds !== null ? '_ids' : ''}${legs ? '_legs' : ''}${history ? '_history' : ''}`,
+    // The page is chosen first; what each bet needs is then read for those bets only.
     text: `${cursor}
-      SELECT b.*,
-             (SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq,
-             EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live
-             ${parts.map((p) => `, ${p}`).join('\n')}
-        FROM unnest($1::uuid[]) AS t(tenant_id)
-        CROSS JOIN LATERAL (SELECT x.* FROM bets x WHERE ${where.join(' AND ')} ORDER BY x.created_at, x.bet_id LIMIT $2) b
-       ORDER BY b.created_at, b.bet_id
-       LIMIT $2`,
+      SELECT b.*, ${history ? HISTORY.columns : HISTORY.alone}, ${legs ? LEGS.columns : LEGS.alone}
+        FROM (SELECT b.* FROM unnest($1::uuid[]) AS t(tenant_id)
+               CROSS JOIN LATERAL (SELECT x.* FROM bets x WHERE ${where.join(' AND ')} ORDER BY x.created_at, x.bet_id LIMIT $2) b
+               ORDER BY b.created_at, b.bet_id
+               LIMIT $2) b
+        ${legs ? LEGS.join : ''}
+        ${history ? HISTORY.join : ''}
+       ORDER BY b.created_at, b.bet_id`,
     values,
   });
   return rows.map(pageRow);
