@@ -21,7 +21,7 @@ before(async () => {
 });
 after(() => ctx.close());
 
-/** The app reads a client's grants again once its cache time has passed (client-cache.ts). */
+/** The app reads a client's grants again once its cache time has passed (cachedClientLookup, backoffice.service.ts). */
 const afterClientCache = () => ctx.clock.advance(ctx.config.WAGERLINE_BACKOFFICE_CLIENT_CACHE_SECONDS * 1000);
 const getBets = (client: BackofficeClient, tenant: { ids: string[]; bet_ids?: string[] }) =>
   post(ctx, client.headers, GET_BETS, { input: { tenant } }, 'GetBets');

@@ -125,7 +125,7 @@ test('a page with every field is the same few statements whatever its size (no N
   }
   // The page with its legs and history (1), the legs' race facts and meeting codes (2), wallet calls
   // with their attempts (1). The client was read by an earlier request and is still cached
-  // (client-cache.ts).
+  // (cachedClientLookup, backoffice.service.ts).
   assert.deepEqual(counts, [4, 4, 4]);
 });
 

@@ -3,11 +3,12 @@
 // are read with a getBets page when its selection names them; elsewhere (a cancelled bet, a bet of
 // a live update) they go through per-request loaders: collected while GraphQL walks the result,
 // then read for all at once — a fixed number of statements, whatever the number of bets (no N+1).
-import { GraphQLError, Kind, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
+// The scalars are output only in practice (no argument takes them), but each also reads input
+// strictly.
+import { GraphQLError, Kind, valueFromASTUntyped, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BetParts, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
-import { SCALARS } from './scalars.graphql.ts';
 
 type Load<K, V> = (keys: K[]) => Promise<V[]>;
 
@@ -57,6 +58,38 @@ export function createLoaders(backoffice: Pick<BackofficeService, 'legs' | 'wall
     history: batcher((bets: BackofficeBet[]) => backoffice.history(bets)),
   };
 }
+
+const DECIMAL = /^-?\d{1,20}(\.\d{1,12})?$/;
+
+function text(node: ValueNode, what: string): string {
+  if (node.kind !== Kind.STRING) throw new GraphQLError(`${what} is written as a string`);
+  return node.value;
+}
+
+function decimal(value: unknown): string {
+  if (typeof value !== 'string' || !DECIMAL.test(value)) throw new GraphQLError('a Decimal is decimal text, e.g. "12.50"');
+  return value;
+}
+
+/**
+ * An instant already in the canonical form, with a day every month has, is its own ISO text: the
+ * reads produce such text, and passing it through saves a parse and a print per value. Anything
+ * else (other offsets, days 29 to 31, Dates) is parsed and printed.
+ */
+const CANONICAL = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+export function instant(value: unknown): string {
+  if (typeof value === 'string' && CANONICAL.test(value)) return value;
+  const date = value instanceof Date ? value : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('a DateTime is ISO 8601 text with an offset, e.g. "2024-05-01T03:45:00.000Z"');
+  return date.toISOString();
+}
+
+const SCALARS = {
+  Decimal: { serialize: decimal, parseValue: decimal, parseLiteral: (node: ValueNode) => decimal(text(node, 'a Decimal')) },
+  DateTime: { serialize: instant, parseValue: instant, parseLiteral: (node: ValueNode) => instant(text(node, 'a DateTime')) },
+  JSON: { serialize: (value: unknown) => value, parseValue: (value: unknown) => value, parseLiteral: (node: ValueNode) => valueFromASTUntyped(node) },
+};
 
 /** The fields of a selection set, through fragments (validation rules out fragment cycles). */
 function fieldsOf(set: SelectionSetNode, fragments: GraphQLResolveInfo['fragments']): FieldNode[] {

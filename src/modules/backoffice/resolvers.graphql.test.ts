@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { instant } from './scalars.graphql.ts';
+import { instant } from './resolvers.graphql.ts';
 
 /** What a DateTime is: the instant parsed and printed in ISO 8601, UTC, with milliseconds. */
 function reference(value: unknown): string | Error {

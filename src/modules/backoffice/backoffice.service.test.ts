@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BackofficeClient } from '../tenants/tenants.service.ts';
-import { cachedClientLookup } from './client-cache.ts';
+import { cachedClientLookup } from './backoffice.service.ts';
 
 const client = (id: string): BackofficeClient => ({ client_id: id, tenant_id: 't', scopes: ['backoffice'], tenant_ids: ['t'] });
 
