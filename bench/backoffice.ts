@@ -2,14 +2,16 @@
 // bets (BENCH_BETS), through `wagerline serve` (POST /backoffice/query: x-api-key, bearer token,
 // GraphQL with its limits and loaders) next to a plain Fastify JSON route running the same reads
 // (bench/backoffice-plain.ts, in the bench only), each in a process of its own, at concurrency 1
-// and 8 (BENCH_CONCURRENCY) for BENCH_SECONDS each. Reports requests/s, p50 and p99 of each and the
-// ratio of GraphQL to plain throughput. The bets are written by set-based SQL
-// (test/factories/bulk-bets.ts): accepted WIN bets, one leg, two history entries each. Uses
+// and 8 (BENCH_CONCURRENCY) for BENCH_SECONDS each. Reports requests/s, p50 and p99 of each, the
+// ratio of GraphQL to plain throughput, and the CPU each request cost the server, PostgreSQL and
+// the load generator. The bets are written by set-based SQL (test/factories/bulk-bets.ts):
+// accepted WIN bets, one leg, two history entries each. Uses
 // DATABASE_URL's server (a scratch database is created and dropped) or an embedded PostgreSQL.
 // Last line: one JSON object with the figures.
 import { BET_FIELDS } from '../test/helpers/backoffice-fields.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool as HttpPool } from 'undici';
@@ -33,7 +35,30 @@ const GET_BETS = `query Bets($input: GetBetsInput!) { getBets(input: $input) {
   bets { ${BET_FIELDS} }
   pagination { last_id count has_more } } }`;
 
-interface Run { target: 'graphql' | 'plain'; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number }
+interface Run {
+  target: 'graphql' | 'plain'; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number;
+  /** CPU per request of the process answering, of the database's backends and of this load generator. */
+  cpu_ms_per_request: { server: number; postgres: number; client: number };
+}
+
+// CPU time used so far by processes (Linux /proc: utime + stime, in clock ticks of 10 ms). On a
+// shared machine throughput moves with other work; CPU per request much less.
+function cpuMs(pids: number[]): Map<number, number> {
+  return new Map(pids.flatMap((pid) => {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+      return [[pid, (Number(fields[11]) + Number(fields[12])) * 10] as [number, number]];
+    } catch {
+      return [];
+    }
+  }));
+}
+
+/** What `pids()` used from when it is called until the function it returns is. */
+async function cpuMeter(pids: () => Promise<number[]>): Promise<() => Promise<number>> {
+  const before = cpuMs(await pids());
+  return async () => [...cpuMs(await pids())].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+}
 
 function startPlain(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((resolve, reject) => {
@@ -47,18 +72,24 @@ function startPlain(env: Record<string, string>): Promise<{ child: ChildProcess;
   });
 }
 
-async function load(target: Run['target'], url: string, concurrency: number, request: (i: number) => { path: string; body: string; headers: Record<string, string> }, check: (text: string) => boolean): Promise<Run> {
+interface Target { name: Run['target']; url: string; pid: number }
+
+type Request = (i: number) => { path: string; body: string; headers: Record<string, string> };
+
+async function load(target: Target, backends: () => Promise<number[]>, concurrency: number, request: Request, check: (text: string) => boolean): Promise<Run> {
+  const { name, url } = target;
   const http = new HttpPool(url, { connections: concurrency, pipelining: 1 });
   const one = async (i: number) => {
     const r = request(i);
     const res = await http.request({ method: 'POST', ...r });
     const text = await res.body.text();
-    if (res.statusCode !== 200 || !check(text)) throw new Error(`${target} request ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
+    if (res.statusCode !== 200 || !check(text)) throw new Error(`${name} request ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
   };
   // Warm-up: JIT, prepared statements, the pool's connections.
   for (let i = 0; i < 50; i += concurrency) await Promise.all(Array.from({ length: concurrency }, (_, k) => one(i + k)));
   const latencies: number[] = [];
   let next = 0;
+  const [server, postgres, client] = await Promise.all([cpuMeter(async () => [target.pid]), cpuMeter(backends), cpuMeter(async () => [process.pid])]);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -69,9 +100,14 @@ async function load(target: Run['target'], url: string, concurrency: number, req
     }
   }));
   const seconds = (performance.now() - t0) / 1000;
+  const perRequest = async (meter: () => Promise<number>) => Math.round((await meter()) / latencies.length * 100) / 100;
+  const cpu = { server: await perRequest(server), postgres: await perRequest(postgres), client: await perRequest(client) };
   await http.close();
   latencies.sort((a, b) => a - b);
-  return { target, concurrency, requests: latencies.length, requests_per_s: Math.round(latencies.length / seconds), p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)) };
+  return {
+    target: name, concurrency, requests: latencies.length, requests_per_s: Math.round(latencies.length / seconds),
+    p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), cpu_ms_per_request: cpu,
+  };
 }
 
 async function main(): Promise<void> {
@@ -114,10 +150,15 @@ async function main(): Promise<void> {
       body: JSON.stringify({ tenant_ids: [tenant.tenant_id], bet_ids: sets[i % sets.length] }),
     });
     const full = (text: string) => text.includes(`"count":${PAGE}`);
+    // The database's backends serving this scratch database (the pools' connections).
+    const backends = async () => (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
+    const targets: Array<[Target, Request]> = [[{ name: 'graphql', url: serve.url, pid: serve.child.pid! }, graphql], [{ name: 'plain', url: plain.url, pid: plain.child.pid! }, direct]];
     for (const concurrency of list('BENCH_CONCURRENCY', [1, 8])) {
-      for (const [target, url, request] of [['graphql', serve.url, graphql], ['plain', plain.url, direct]] as const) {
-        const r = await load(target, url, concurrency, request, full);
-        process.stderr.write(`${target}, concurrency ${concurrency}: ${r.requests_per_s} requests/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms\n`);
+      for (const [target, request] of targets) {
+        const r = await load(target, backends, concurrency, request, full);
+        const cpu = r.cpu_ms_per_request;
+        process.stderr.write(`${target.name}, concurrency ${concurrency}: ${r.requests_per_s} requests/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms; `
+          + `CPU per request: server ${cpu.server} ms, PostgreSQL ${cpu.postgres} ms, load generator ${cpu.client} ms\n`);
         runs.push(r);
       }
     }

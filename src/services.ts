@@ -10,7 +10,7 @@ import type { SecretBox } from './crypto/secret-box.ts';
 import type { Pool } from './db/pool.ts';
 import { createCursorCodec } from './http/cursor.ts';
 import { createTokenService } from './modules/auth/tokens.service.ts';
-import { createBackofficeService } from './modules/backoffice/backoffice.service.ts';
+import { cachedClientLookup, createBackofficeService } from './modules/backoffice/backoffice.service.ts';
 import { createBackofficeReads } from './modules/betting/backoffice-reads.ts';
 import { createBetUpdates } from './modules/betting/bet-updates.ts';
 import { createBetActions } from './modules/betting/bet-actions.ts';
@@ -79,7 +79,9 @@ export function createServices(deps: ServiceDeps) {
   const bets = createBetActions({ db, clock, wallet, reporting: intake });
   // The back-office reads bets through the betting module, and decides who sees which tenants.
   const backofficeReads = createBackofficeReads({ db, clock, catalogue, wallet, interruptedAfterMs });
-  const backoffice = createBackofficeService({ tenants, tokens, reads: backofficeReads, bets, updates: betUpdates });
+  // x-api-key names the back-office client on every request: kept a few seconds (backoffice.service.ts).
+  const backofficeClient = cachedClientLookup((apiKey) => tenants.backofficeClient(apiKey), { ttlMs: config.WAGERLINE_BACKOFFICE_CLIENT_CACHE_SECONDS * 1000, clock });
+  const backoffice = createBackofficeService({ tenants: { backofficeClient }, tokens, reads: backofficeReads, bets, updates: betUpdates });
   // tenant show: the tenant with its clients, wallet, frontend user auth and limits.
   const tenantOverview = createTenantOverview({ tenants, wallet, users, betting });
   return {

@@ -21,6 +21,8 @@ before(async () => {
 });
 after(() => ctx.close());
 
+/** The app reads a client's grants again once its cache time has passed (cachedClientLookup, backoffice.service.ts). */
+const afterClientCache = () => ctx.clock.advance(ctx.config.WAGERLINE_BACKOFFICE_CLIENT_CACHE_SECONDS * 1000);
 const getBets = (client: BackofficeClient, tenant: { ids: string[]; bet_ids?: string[] }) =>
   post(ctx, client.headers, GET_BETS, { input: { tenant } }, 'GetBets');
 const CANCEL = 'mutation CancelBet($bet: BetRef!) { cancelBet(bet: $bet) { id status } }';
@@ -74,13 +76,16 @@ test('client grant widens what a client sees, and a new grant replaces the old (
   assert.equal(granted.code, 0, granted.stderr);
   assert.equal(granted.stdout.trim().split('\n').length, 1);
   assert.deepEqual(granted.json(), { client_id: a.clientId, tenant_id: a.tenantId, granted: [b.tenantId, c.tenantId].sort(), tenants: [a.tenantId, ...[b.tenantId, c.tenantId].sort()] });
+  afterClientCache();
   const all = await getBets(a, { ids: [a.tenantId, b.tenantId, c.tenantId] });
   assert.deepEqual(all.body.data!.getBets.bets.map((x: { id: string }) => x.id).sort(), [...betsA, ...betsB, ...betsC].sort());
   assert.deepEqual(codes((await getBets(b, { ids: [a.tenantId] })).body), ['FORBIDDEN'], 'a grant is one way');
 
   assert.deepEqual((await runCli(['client', 'grant', a.clientId, '--tenants', b.tenantId], env)).json().granted, [b.tenantId]);
+  afterClientCache();
   assert.deepEqual(codes((await getBets(a, { ids: [c.tenantId] })).body), ['FORBIDDEN']);
   assert.deepEqual((await runCli(['client', 'grant', a.clientId, '--tenants', 'none'], env)).json().granted, []);
+  afterClientCache();
   assert.deepEqual(codes((await getBets(a, { ids: [b.tenantId] })).body), ['FORBIDDEN']);
   const unknown = await runCli(['client', 'grant', a.clientId, '--tenants', '00000000-0000-4000-8000-000000000000'], env);
   assert.notEqual(unknown.code, 0);

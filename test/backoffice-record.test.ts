@@ -1,6 +1,7 @@
 // The back-office record of placed and settled bets, field by field: metadata of a fixed-odds bet,
 // a flexi tote bet and a partially accepted one; legs with event, meeting, sport, places paid and
-// dividends once the race is resulted; the history of states.
+// dividends once the race is resulted; the history of states; the same parts whether read with a
+// page or on their own.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { insertBulkBets } from './factories/bulk-bets.ts';
@@ -86,6 +87,29 @@ test('after the result: legs with places paid, sport and dividends; metadata set
   assert.deepEqual([exacta.legs[0].dividend, exacta.legs[0].product_keyword, exacta.metadata.payout], ['12.40', 'exacta', '6.20']);
   const place = await recordOf(placed.partial!.betId);
   assert.deepEqual([place.legs[0].dividend, place.metadata.result, place.metadata.payout], ['1.50', 'WON', '7.50']);
+});
+
+test('legs, history and wallet calls read with a page are those read on their own, to the millisecond', async () => {
+  const { pool } = bench.ctx.db;
+  const tenantId = bench.client.tenantId;
+  // Instants with microseconds, as now() writes them: both ways must drop the same digits.
+  await pool.query("UPDATE bet_history SET at = at + interval '0.000999 s' WHERE tenant_id = $1", [tenantId]);
+  await pool.query("UPDATE bet_legs SET event_time = event_time + interval '0.000501 s' WHERE tenant_id = $1", [tenantId]);
+  await pool.query("UPDATE wallet_call_attempts SET started_at = started_at + interval '0.000123 s' WHERE tenant_id = $1", [tenantId]);
+  const { backofficeReads: reads, wallet } = bench.ctx.services;
+  const query = { tenantIds: [tenantId], betIds: Object.values(placed).map((p) => p.betId) };
+  const page = await reads.bets(query, { legs: true, walletCalls: true, history: true });
+  const { bets } = await reads.bets(query);
+  const [legs, history] = await Promise.all([reads.legs(bets), reads.history(bets)]);
+  assert.deepEqual(page.bets.map((b) => [b.legs, b.history]), bets.map((_, i) => [legs[i], history[i]]));
+  assert.deepEqual(page.bets.map((b) => b.metadata), bets.map((b) => b.metadata));
+  let attempts = 0;
+  for (const bet of bets) {
+    const calls = (await wallet.callsOfBets([{ tenant_id: tenantId, bet_id: bet.id }])).get(`${tenantId}:${bet.id}`)!;
+    assert.deepEqual(calls, (await wallet.callsOfBet(bet.id, tenantId)).calls);
+    attempts += calls.reduce((n, c) => n + c.attempt_log.length, 0);
+  }
+  assert.ok(attempts > 0, 'calls with attempts');
 });
 
 test('a bet left pending by an interrupted placement reads as the frontend reads it, and nothing is written', async () => {

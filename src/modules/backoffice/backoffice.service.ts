@@ -9,7 +9,7 @@
 import { AppError } from '../../errors.ts';
 import { isUuid } from '../../racing/values.ts';
 import type { Principal } from '../auth/tokens.service.ts';
-import type { BackofficeBet, BackofficeReads, BetsPage } from '../betting/backoffice-reads.ts';
+import type { BackofficeBet, BackofficeReads, BetParts, BetsPage } from '../betting/backoffice-reads.ts';
 import type { BetActions } from '../betting/bet-actions.ts';
 import type { BetUpdate, BetUpdates } from '../betting/bet-updates.ts';
 import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
@@ -116,12 +116,13 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
     /** The caller's token: UNAUTHENTICATED (token_missing) without one. */
     requireToken,
 
-    async getBets(caller: Caller, input: GetBetsInput): Promise<BetsPage> {
+    /** A page of bets, read with the `parts` the caller will show (the others are read on demand). */
+    async getBets(caller: Caller, input: GetBetsInput, parts: BetParts = {}): Promise<BetsPage> {
       requireToken(caller);
       return deps.reads.bets({
         tenantIds: allowedTenants(caller, input.tenant.ids), betIds: input.tenant.bet_ids ?? null,
         lastId: input.pagination?.last_id ?? null, limit: input.pagination?.limit ?? null,
-      });
+      }, parts);
     },
 
     /** Cancels a bet (bet-actions.ts): a second cancel changes nothing and sends nothing. */
@@ -162,3 +163,42 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
 }
 
 export type BackofficeService = ReturnType<typeof createBackofficeService>;
+
+/*
+ * The back-office clients a process has recently identified, by x-api-key, for a few seconds
+ * (WAGERLINE_BACKOFFICE_CLIENT_CACHE_SECONDS): every back-office request names its client, and
+ * reading it — client, status, scopes, tenant, grants — is a statement of its own. The price
+ * is staleness: a client revoked, a tenant disabled or a grant changed is seen by a process within
+ * the TTL, not at once (docs/auth.md). Only clients found are kept: an unknown key is looked up
+ * every time, so a client created a moment ago works at once and junk keys cannot fill the cache.
+ */
+type Lookup = (apiKey: string) => Promise<BackofficeClient | undefined>;
+
+export interface ClientCacheOptions {
+  /** How long a client found is used without asking again; 0 asks every time. */
+  ttlMs: number;
+  clock: () => Date;
+  /** Most clients kept: far more than a deployment has, a bound against surprises. */
+  max?: number;
+}
+
+/** `lookup`, answered from the cache while a client found is younger than the TTL. */
+export function cachedClientLookup(lookup: Lookup, { ttlMs, clock, max = 10_000 }: ClientCacheOptions): Lookup {
+  if (ttlMs <= 0) return lookup;
+  // The lookup in flight or done, so requests arriving together for one key share one statement.
+  const entries = new Map<string, { expires: number; client: Promise<BackofficeClient | undefined> }>();
+  return (apiKey) => {
+    const now = clock().getTime();
+    const entry = entries.get(apiKey);
+    if (entry && entry.expires > now) return entry.client;
+    entries.delete(apiKey);
+    const client = lookup(apiKey);
+    // Oldest first in a Map: dropping the first entry keeps the newest.
+    if (entries.size >= max) entries.delete(entries.keys().next().value!);
+    entries.set(apiKey, { expires: now + ttlMs, client });
+    // Nothing found, or the lookup failed: not kept, the next request asks again.
+    const forget = () => { if (entries.get(apiKey)?.client === client) entries.delete(apiKey); };
+    client.then((found) => { if (!found) forget(); }, forget);
+    return client;
+  };
+}

@@ -1,10 +1,12 @@
 // The resolvers of the back-office schema (backoffice.schema.ts): thin calls into the back-office
 // service with the request's caller. The fields that need more reads (legs, wallet calls, history)
-// go through per-request loaders: collected while GraphQL walks a page, then read for the whole
-// page at once — a fixed number of statements per page, whatever its size (no N+1). The scalars
-// are output only in practice (no argument takes them), but each also reads input strictly.
-import { GraphQLError, Kind, valueFromASTUntyped, type ValueNode } from 'graphql';
-import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, WalletCallRecord } from '../betting/backoffice-reads.ts';
+// are read with a getBets page when its selection names them; elsewhere (a cancelled bet, a bet of
+// a live update) they go through per-request loaders: collected while GraphQL walks the result,
+// then read for all at once — a fixed number of statements, whatever the number of bets (no N+1).
+// The scalars are output only in practice (no argument takes them), but each also reads input
+// strictly.
+import { GraphQLError, Kind, valueFromASTUntyped, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, type ValueNode } from 'graphql';
+import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BetParts, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
 
@@ -69,7 +71,15 @@ function decimal(value: unknown): string {
   return value;
 }
 
-function instant(value: unknown): string {
+/**
+ * An instant already in the canonical form, with a day every month has, is its own ISO text: the
+ * reads produce such text, and passing it through saves a parse and a print per value. Anything
+ * else (other offsets, days 29 to 31, Dates) is parsed and printed.
+ */
+const CANONICAL = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])T([01]\d|2[0-3]):[0-5]\d:[0-5]\d\.\d{3}Z$/;
+
+export function instant(value: unknown): string {
+  if (typeof value === 'string' && CANONICAL.test(value)) return value;
   const date = value instanceof Date ? value : typeof value === 'string' && /^\d{4}-\d{2}-\d{2}T.*(Z|[+-]\d{2}:?\d{2})$/i.test(value) ? new Date(value) : undefined;
   if (!date || Number.isNaN(date.getTime())) throw new GraphQLError('a DateTime is ISO 8601 text with an offset, e.g. "2024-05-01T03:45:00.000Z"');
   return date.toISOString();
@@ -81,6 +91,27 @@ const SCALARS = {
   JSON: { serialize: (value: unknown) => value, parseValue: (value: unknown) => value, parseLiteral: (node: ValueNode) => valueFromASTUntyped(node) },
 };
 
+/** The fields of a selection set, through fragments (validation rules out fragment cycles). */
+function fieldsOf(set: SelectionSetNode, fragments: GraphQLResolveInfo['fragments']): FieldNode[] {
+  return set.selections.flatMap((s) => {
+    if (s.kind === Kind.FIELD) return [s];
+    const inner = s.kind === Kind.INLINE_FRAGMENT ? s.selectionSet : fragments[s.name.value]?.selectionSet;
+    return inner ? fieldsOf(inner, fragments) : [];
+  });
+}
+
+/**
+ * Which parts of a Bet a getBets selects under `bets` (any alias): those are read with the page,
+ * in its statements, rather than by the loaders after it. @skip and @include are not weighed: a
+ * part skipped is read for nothing, never missed.
+ */
+function partsSelected(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'>): BetParts {
+  const page = info.fieldNodes.flatMap((n) => (n.selectionSet ? fieldsOf(n.selectionSet, info.fragments) : []));
+  const bet = page.filter((f) => f.name.value === 'bets' && f.selectionSet).flatMap((f) => fieldsOf(f.selectionSet!, info.fragments));
+  const names = new Set(bet.map((f) => f.name.value));
+  return { legs: names.has('legs'), walletCalls: names.has('wallet_calls'), history: names.has('history') };
+}
+
 /** What every resolver gets from the request (built by the adapter's context function). */
 export interface BackofficeContext {
   caller: Caller;
@@ -90,7 +121,8 @@ export interface BackofficeContext {
 export function backofficeResolvers(backoffice: BackofficeService) {
   return {
     Query: {
-      getBets: (_root: unknown, args: { input: GetBetsInput }, ctx: BackofficeContext) => backoffice.getBets(ctx.caller, args.input),
+      getBets: (_root: unknown, args: { input: GetBetsInput }, ctx: BackofficeContext, info: GraphQLResolveInfo) =>
+        backoffice.getBets(ctx.caller, args.input, partsSelected(info)),
     },
     Mutation: {
       cancelBet: (_root: unknown, args: { bet: { id: string; tenant_id: string }; reason?: string | null }, ctx: BackofficeContext) =>
@@ -111,9 +143,10 @@ export function backofficeResolvers(backoffice: BackofficeService) {
       },
     },
     Bet: {
-      legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.legs(bet),
-      wallet_calls: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.walletCalls(bet),
-      history: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => ctx.loaders.history(bet),
+      // Read with the page when getBets saw them selected; otherwise (cancelBet, betUpdated) batched.
+      legs: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.legs ?? ctx.loaders.legs(bet),
+      wallet_calls: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.wallet_calls ?? ctx.loaders.walletCalls(bet),
+      history: (bet: BackofficeBet, _args: unknown, ctx: BackofficeContext) => bet.history ?? ctx.loaders.history(bet),
     },
     BetLeg: {
       positions_paid: (leg: BackofficeLeg) => leg.postions_paid,

@@ -9,10 +9,11 @@ import { isUuid } from '../../racing/values.ts';
 import type { CatalogueService } from '../catalogue/catalogue.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import * as q from './backoffice.queries.ts';
-import { backofficeBet, backofficeLegs, effectiveRow, historyEntry, type BackofficeBet, type BackofficeHistoryEntry, type BackofficeLeg } from './backoffice-view.ts';
+import { backofficeBet, backofficeLegs, effectiveRow, historyEntry, type BackofficeBet, type BackofficeHistoryEntry, type BackofficeLeg, type WalletCallRecord } from './backoffice-view.ts';
+import type { LegRow } from './betting.queries.ts';
 import { legsOfKeys } from './settlement.queries.ts';
 
-export type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BackofficeMetadata } from './backoffice-view.ts';
+export type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BackofficeMetadata, WalletCallRecord } from './backoffice-view.ts';
 
 export const DEFAULT_PAGE = 100;
 export const MAX_PAGE = 1000;
@@ -38,11 +39,15 @@ export interface BetsPage {
   pagination: { last_id: string | null; count: number; has_more: boolean };
 }
 
-export interface WalletCallRecord {
-  sequence: number; operation: string; transaction_type: string | null; amount: string; transactionId: string; status: string;
-  bonus: boolean; created_at: string; finished_at: string | null; next_attempt_at: string | null;
-  last_http_status: number | null; last_error: string | null; note: string | null;
-  attempts: Array<{ attempt: number; at: string; duration_ms: number; http_status: number | null; outcome: string; error: string | null }>;
+/**
+ * What a page is read with besides the bets' records. Legs and history come in the page's own
+ * statement, wallet calls in one statement after it (beside the legs' race facts): a page with
+ * everything is two round trips.
+ */
+export interface BetParts {
+  legs?: boolean;
+  walletCalls?: boolean;
+  history?: boolean;
 }
 
 type Key = { tenant_id: string; bet_id: string };
@@ -69,46 +74,62 @@ function checked(query: BetsQuery): q.PageQuery {
 export function createBackofficeReads(deps: BackofficeReadsDeps) {
   const { db } = deps;
 
+  /** Legs as the back-office shows them, each bet's rows given (same order): two statements, race facts and meeting codes. */
+  async function legsOf(bets: BackofficeBet[], rows: LegRow[][]): Promise<BackofficeLeg[][]> {
+    const all = rows.flat();
+    if (all.length === 0) return rows.map(() => []);
+    const races = [...new Map(all.map((l) => [raceKey(l.meeting_id, l.race_number), { meetingId: l.meeting_id, raceNumber: l.race_number }])).values()];
+    const [facts, codes] = await Promise.all([deps.catalogue.raceFacts(races), deps.catalogue.meetingCodes(all.map((l) => l.meeting_id))]);
+    return bets.map((bet, i) => backofficeLegs(bet.row, rows[i]!, rows[i]!.map((l) => facts.get(raceKey(l.meeting_id, l.race_number))),
+      rows[i]!.map((l) => codes.get(String(l.meeting_id))?.code)));
+  }
+
+  /** Every wallet call of each bet (same order), in sequence order with every attempt: one statement. */
+  async function walletCalls(bets: BackofficeBet[]): Promise<WalletCallRecord[][]> {
+    const calls = await deps.wallet.callsOfBets(keys(bets));
+    return bets.map((bet) => (calls.get(keyOf(bet.row)) ?? []).map((c) => ({
+      sequence: c.seq, operation: c.op, transaction_type: typeof c.transaction_type === 'string' ? c.transaction_type : null,
+      amount: c.amount, transactionId: c.transaction_id, status: c.status, bonus: c.bonus_flag, created_at: c.created_at,
+      finished_at: c.finished_at, next_attempt_at: c.next_attempt_at, last_http_status: c.last_http_status, last_error: c.last_error,
+      note: c.note, attempts: c.attempt_log.map((a) => ({
+        attempt: a.attempt, at: a.started_at, duration_ms: a.duration_ms, http_status: a.http_status, outcome: a.outcome, error: a.error,
+      })),
+    })));
+  }
+
   return {
     /**
      * A page of the tenants' bets (only `betIds` among them when given), oldest first with the bet
-     * id breaking ties, after the bet `lastId`. `has_more`: another page follows.
+     * id breaking ties, after the bet `lastId`, with the `parts` asked for. `has_more`: another
+     * page follows.
      */
-    async bets(query: BetsQuery): Promise<BetsPage> {
+    async bets(query: BetsQuery, parts: BetParts = {}): Promise<BetsPage> {
       const page = checked(query);
-      const rows = await q.betsPage(db, { ...page, limit: page.limit + 1 });
+      const rows = await q.betsPage(db, { ...page, limit: page.limit + 1, with: { legs: parts.legs, history: parts.history } });
       if (rows.length === 0 && page.lastId !== null && !(await q.cursorExists(db, page.tenantIds, page.lastId))) {
         throw badInput(`pagination.last_id ${page.lastId} is not a bet of the tenants asked for`);
       }
       const now = deps.clock();
       const bets = rows.slice(0, page.limit).map((row) => backofficeBet(effectiveRow(row, now, deps.interruptedAfterMs)));
+      const [legs, calls] = await Promise.all([
+        parts.legs ? legsOf(bets, bets.map((b) => b.row.legs!)) : undefined,
+        parts.walletCalls ? walletCalls(bets) : undefined,
+      ]);
+      bets.forEach((bet, i) => {
+        if (legs) bet.legs = legs[i];
+        if (calls) bet.wallet_calls = calls[i];
+        if (parts.history) bet.history = bet.row.history!.map(historyEntry);
+      });
       return { bets, pagination: { last_id: bets.at(-1)?.id ?? null, count: bets.length, has_more: rows.length > page.limit } };
     },
 
     /** The legs of each bet (same order), with dividends, places paid and sport: three statements. */
     async legs(bets: BackofficeBet[]): Promise<BackofficeLeg[][]> {
       const legs = await legsOfKeys(db, keys(bets));
-      const all = [...legs.values()].flat();
-      const races = [...new Map(all.map((l) => [raceKey(l.meeting_id, l.race_number), { meetingId: l.meeting_id, raceNumber: l.race_number }])).values()];
-      const [facts, codes] = await Promise.all([deps.catalogue.raceFacts(races), deps.catalogue.meetingCodes(all.map((l) => l.meeting_id))]);
-      return bets.map((bet) => {
-        const own = legs.get(keyOf(bet.row)) ?? [];
-        return backofficeLegs(bet.row, own, own.map((l) => facts.get(raceKey(l.meeting_id, l.race_number))), own.map((l) => codes.get(String(l.meeting_id))?.code));
-      });
+      return legsOf(bets, bets.map((bet) => legs.get(keyOf(bet.row)) ?? []));
     },
 
-    /** Every wallet call of each bet (same order), in sequence order with every attempt: two statements. */
-    async walletCalls(bets: BackofficeBet[]): Promise<WalletCallRecord[][]> {
-      const calls = await deps.wallet.callsOfBets(keys(bets));
-      return bets.map((bet) => (calls.get(keyOf(bet.row)) ?? []).map((c) => ({
-        sequence: c.seq, operation: c.op, transaction_type: typeof c.transaction_type === 'string' ? c.transaction_type : null,
-        amount: c.amount, transactionId: c.transaction_id, status: c.status, bonus: c.bonus_flag, created_at: c.created_at,
-        finished_at: c.finished_at, next_attempt_at: c.next_attempt_at, last_http_status: c.last_http_status, last_error: c.last_error,
-        note: c.note, attempts: c.attempt_log.map((a) => ({
-          attempt: a.attempt, at: a.started_at, duration_ms: a.duration_ms, http_status: a.http_status, outcome: a.outcome, error: a.error,
-        })),
-      })));
-    },
+    walletCalls,
 
     /** The state changes of each bet (same order), oldest first, with time and cause: one statement. */
     async history(bets: BackofficeBet[]): Promise<BackofficeHistoryEntry[][]> {

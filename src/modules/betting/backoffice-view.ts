@@ -31,6 +31,17 @@ export interface BackofficeBet {
   metadata: BackofficeMetadata;
   /** The stored row the record was built from (legs and dividends are read from it). */
   row: PageRow;
+  /** Read with the page when asked for (backoffice-reads.ts BetParts); otherwise read on demand. */
+  legs?: BackofficeLeg[];
+  wallet_calls?: WalletCallRecord[];
+  history?: BackofficeHistoryEntry[];
+}
+
+export interface WalletCallRecord {
+  sequence: number; operation: string; transaction_type: string | null; amount: string; transactionId: string; status: string;
+  bonus: boolean; created_at: string; finished_at: string | null; next_attempt_at: string | null;
+  last_http_status: number | null; last_error: string | null; note: string | null;
+  attempts: Array<{ attempt: number; at: string; duration_ms: number; http_status: number | null; outcome: string; error: string | null }>;
 }
 
 export interface BackofficeLeg {

@@ -1,7 +1,7 @@
 // SQL of the back-office reads (backoffice-reads.ts): a page of bets of several tenants walked by
 // (created_at, bet_id), and the history of a page of bets. Tables: migrations 0008, 0009, 0010.
 import type { Queryable } from '../../db/pool.ts';
-import type { BetRow } from './betting.queries.ts';
+import type { BetRow, LegRow } from './betting.queries.ts';
 
 /** A bet of a back-office page, with what its record needs besides the row. */
 export interface PageRow extends BetRow {
@@ -9,6 +9,16 @@ export interface PageRow extends BetRow {
   last_seq: number | null;
   /** Whether the bet was taken at or after the advertised start of one of its races. */
   live: boolean;
+  /** Its legs in leg order, when the page was read with them. */
+  legs?: LegRow[];
+  /** Its history, oldest first, when the page was read with it. */
+  history?: HistoryRow[];
+}
+
+/** What a page is read with besides the bets, in the same statement. */
+export interface PageParts {
+  legs?: boolean;
+  history?: boolean;
 }
 
 export interface PageQuery {
@@ -18,6 +28,40 @@ export interface PageQuery {
   /** The last bet of the page before: the page starts after it in (created_at, bet_id) order. */
   lastId: string | null;
   limit: number;
+  with?: PageParts;
+}
+
+// A bet's legs and history come as one JSON array each, so the page is one statement and one
+// round trip. The JSON keeps the row types exact: numerics and bigints as their text, instants as
+// epoch milliseconds (floor: as node-postgres truncates microseconds), made Dates again below.
+// Each is one lateral aggregate over the bet's rows that also gives what the record needs from
+// them (live, last_seq): one index probe per bet and table instead of two.
+const EPOCH_MS = (column: string) => `floor(extract(epoch FROM ${column}) * 1000)`;
+const LEGS = {
+  columns: 'coalesce(lg.live, false) AS live, lg.legs_json',
+  join: `LEFT JOIN LATERAL (SELECT bool_or(l.event_time <= b.created_at) AS live,
+      json_agg(json_build_object('leg', l.leg, 'meeting_id', l.meeting_id::text, 'race_number', l.race_number, 'event_id', l.event_id,
+        'event_name', l.event_name, 'meeting_name', l.meeting_name, 'event_time', ${EPOCH_MS('l.event_time')},
+        'selections', l.selections, 'seen_price', l.seen_price::text, 'price', l.price::text) ORDER BY l.leg) AS legs_json
+    FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id) lg ON true`,
+  alone: 'EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live',
+};
+const HISTORY = {
+  columns: 'hs.last_seq, hs.history_json',
+  join: `LEFT JOIN LATERAL (SELECT max(h.seq) AS last_seq,
+      json_agg(json_build_object('seq', h.seq, 'at', ${EPOCH_MS('h.at')}, 'from_status', h.from_status, 'to_status', h.to_status,
+        'cause', h.cause, 'detail', h.detail) ORDER BY h.seq) AS history_json
+    FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) hs ON true`,
+  alone: '(SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq',
+};
+
+type RawPageRow = PageRow & { legs_json?: Array<Omit<LegRow, 'event_time'> & { event_time: number }> | null; history_json?: Array<Omit<HistoryRow, 'tenant_id' | 'bet_id' | 'at'> & { at: number }> | null };
+
+function pageRow(raw: RawPageRow): PageRow {
+  const { legs_json: legs, history_json: history, ...row } = raw;
+  if (legs !== undefined) row.legs = (legs ?? []).map((l) => ({ ...l, event_time: new Date(l.event_time) }));
+  if (history !== undefined) row.history = (history ?? []).map((h) => ({ tenant_id: row.tenant_id, bet_id: row.bet_id, ...h, at: new Date(h.at) }));
+  return row;
 }
 
 /**
@@ -40,19 +84,22 @@ export async function betsPage(db: Queryable, q: PageQuery): Promise<PageRow[]> 
     values.push(q.betIds);
     where.push(`x.bet_id = ANY ($${values.length}::uuid[])`);
   }
-  const { rows } = await db.query<PageRow>({
-    name: `backoffice_bets_page${q.lastId !== null ? '_after' : ''}${q.betIds !== null ? '_ids' : ''}`,
+  const [legs, history] = [q.with?.legs ?? false, q.with?.history ?? false];
+  const { rows } = await db.query<RawPageRow>({
+    name: `backoffice_bets_page${q.lastId !== null ? '_after' : ''}${q.betIds !== null ? '_ids' : ''}${legs ? '_legs' : ''}${history ? '_history' : ''}`,
+    // The page is chosen first; what each bet needs is then read for those bets only.
     text: `${cursor}
-      SELECT b.*,
-             (SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq,
-             EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live
-        FROM unnest($1::uuid[]) AS t(tenant_id)
-        CROSS JOIN LATERAL (SELECT x.* FROM bets x WHERE ${where.join(' AND ')} ORDER BY x.created_at, x.bet_id LIMIT $2) b
-       ORDER BY b.created_at, b.bet_id
-       LIMIT $2`,
+      SELECT b.*, ${history ? HISTORY.columns : HISTORY.alone}, ${legs ? LEGS.columns : LEGS.alone}
+        FROM (SELECT b.* FROM unnest($1::uuid[]) AS t(tenant_id)
+               CROSS JOIN LATERAL (SELECT x.* FROM bets x WHERE ${where.join(' AND ')} ORDER BY x.created_at, x.bet_id LIMIT $2) b
+               ORDER BY b.created_at, b.bet_id
+               LIMIT $2) b
+        ${legs ? LEGS.join : ''}
+        ${history ? HISTORY.join : ''}
+       ORDER BY b.created_at, b.bet_id`,
     values,
   });
-  return rows;
+  return rows.map(pageRow);
 }
 
 /** Whether `betId` is a bet of one of the tenants (a page after it that came back empty asks). */

@@ -17,16 +17,26 @@ export async function betExists(db: Queryable, tenantId: string, betId: string):
   return (rowCount ?? 0) > 0;
 }
 
-/** The calls of several bets (tenant and bet), in one statement, each bet's in sequence order. */
-export async function callsOfBetKeys(db: Queryable, keys: { tenant_id: string; bet_id: string }[]): Promise<CallRow[]> {
+/**
+ * The calls of several bets (tenant and bet) with their attempts, in one statement: each bet's
+ * calls in sequence order, each call's attempts in order. The attempts come as a JSON array, their
+ * instants as epoch milliseconds (floor: as node-postgres truncates microseconds), Dates again here.
+ */
+export async function callsOfBetKeys(db: Queryable, keys: { tenant_id: string; bet_id: string }[]): Promise<Array<CallRow & { attempt_log: AttemptRow[] }>> {
   if (!keys.length) return [];
-  const { rows } = await db.query<CallRow>(
-    `SELECT w.* FROM wallet_calls w
-       JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, bet_id) USING (tenant_id, bet_id)
-      ORDER BY w.tenant_id, w.bet_id, w.seq`,
-    [keys.map((k) => k.tenant_id), keys.map((k) => k.bet_id)],
-  );
-  return rows;
+  const { rows } = await db.query<CallRow & { attempt_json: Array<Omit<AttemptRow, 'started_at'> & { started_at: number }> | null }>({
+    name: 'wallet_calls_of_bets',
+    text: `SELECT w.*,
+             (SELECT json_agg(json_build_object('tenant_id', a.tenant_id, 'transaction_id', a.transaction_id, 'attempt', a.attempt,
+                       'started_at', floor(extract(epoch FROM a.started_at) * 1000), 'duration_ms', a.duration_ms, 'http_status', a.http_status,
+                       'outcome', a.outcome, 'response_body', a.response_body, 'error', a.error, 'worker', a.worker) ORDER BY a.attempt)
+                FROM wallet_call_attempts a WHERE a.tenant_id = w.tenant_id AND a.transaction_id = w.transaction_id) AS attempt_json
+           FROM wallet_calls w
+           JOIN unnest($1::uuid[], $2::uuid[]) AS k(tenant_id, bet_id) USING (tenant_id, bet_id)
+          ORDER BY w.tenant_id, w.bet_id, w.seq`,
+    values: [keys.map((k) => k.tenant_id), keys.map((k) => k.bet_id)],
+  });
+  return rows.map(({ attempt_json: attempts, ...call }) => ({ ...call, attempt_log: (attempts ?? []).map((a) => ({ ...a, started_at: new Date(a.started_at) })) }));
 }
 
 export async function attemptsOf(db: Queryable, keys: { tenant_id: string; transaction_id: string }[]): Promise<AttemptRow[]> {

@@ -73,22 +73,11 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
     },
     /**
      * Every call of each bet named (tenant and bet), keyed "tenant:bet", in sequence order with
-     * their attempts: two statements whatever the number of bets (the back-office reads a page).
+     * their attempts: one statement whatever the number of bets (the back-office reads a page).
      */
     async callsOfBets(keys: Array<{ tenant_id: string; bet_id: string }>) {
-      const calls = await q.callsOfBetKeys(db, keys);
-      const attempts = new Map<string, AttemptRow[]>();
-      for (const a of await q.attemptsOf(db, calls)) {
-        const key = `${a.tenant_id}:${a.transaction_id}`;
-        const list = attempts.get(key);
-        if (list) list.push(a);
-        else attempts.set(key, [a]);
-      }
       const byBet = new Map(keys.map((k) => [`${k.tenant_id}:${k.bet_id}`, [] as Array<ReturnType<typeof callView> & { attempt_log: ReturnType<typeof attemptView>[] }>]));
-      for (const c of calls) {
-        const log = (attempts.get(`${c.tenant_id}:${c.transaction_id}`) ?? []).map(attemptView);
-        byBet.get(`${c.tenant_id}:${c.bet_id}`)?.push({ ...callView(c), attempt_log: log });
-      }
+      for (const c of await q.callsOfBetKeys(db, keys)) byBet.get(`${c.tenant_id}:${c.bet_id}`)?.push({ ...callView(c), attempt_log: c.attempt_log.map(attemptView) });
       return byBet;
     },
     async failed(tenantId?: string, limit = 1000) {
