@@ -19,6 +19,9 @@ import { takeBet } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
 
+/** Thrown inside the reserve's first transaction: the user's idempotency key is taken (nothing is written). */
+class KeyTaken extends Error {}
+
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
   tenantId: string;
@@ -103,10 +106,12 @@ export function createBettingService(deps: BettingDeps) {
     }
   }
 
-  async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<void> {
+  /** Rejects a bet still pending; the bet as stored afterwards (undefined when it was never stored). */
+  async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<q.BetRow | undefined> {
     await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null, reasonCode: code, reason,
     }, clock(), code));
+    return q.findBet(db, bet.tenant_id, bet.bet_id);
   }
 
   async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
@@ -131,31 +136,42 @@ export function createBettingService(deps: BettingDeps) {
         price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
       };
     });
-    if (!(await q.insertPendingBet(db, bet, legs))) {
-      return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
-    }
+    let taking = false;
     let reserved;
     try {
       reserved = await deps.wallet.reserve({
         tenantId: user.tenantId, betId: bet.bet_id, userId: user.userId, amount: bet.stake, bonusFlag: bet.bonus,
         token: user.token, metadata: user.metadata,
+      }, {
+        // The pending bet is stored in the transaction that writes the reserve's row, and taken in the
+        // one that records its success: two transactions a placement.
+        open: async (tx) => {
+          if (!(await q.insertPendingBet(tx, bet, legs))) throw new KeyTaken();
+        },
+        take: (tx, queueNext) => {
+          taking = true;
+          return takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock }, tx, queueNext, bet, legs, input, priced);
+        },
       });
     } catch (error) {
+      if (error instanceof KeyTaken) return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
+      // The accepting transaction failed and rolled back the reserve's record: the bet stays pending
+      // (read as interrupted later) and the rescue releases the reservation.
+      if (taking) throw error;
       // Nothing reached the wallet (no configuration, or one that cannot be opened): not taken.
       const reason = error instanceof AppError ? error.message : 'the operator wallet could not be called';
-      await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+      const rejected = await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
+      if (!rejected) throw error; // the bet itself was never stored
+      return view(rejected, legs);
     }
     if (reserved.outcome === 'rejected') {
-      await rejectPending(bet, 'wallet_refused', reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`);
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+      const message = reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`;
+      return view((await rejectPending(bet, 'wallet_refused', message))!, legs);
     }
     if (reserved.outcome === 'unknown') {
-      await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+      return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
     }
-    const taken = await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, reporting: deps.reporting, clock }, bet, legs, input, priced);
-    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, taken);
+    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, reserved.taken);
   }
 
   return {

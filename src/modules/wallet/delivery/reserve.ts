@@ -12,10 +12,11 @@ import { withTransaction, type Pool, type Tx } from '../../../db/pool.ts';
 import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { buildBody, requireUuid, validateExtra, type ReserveMetadata } from '../../../wallet-protocol/operations.ts';
 import type { Attempt, WalletHttp } from './http-client.ts';
-import { loadEndpoint } from '../config/wallet-config.service.ts';
+import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
-import { writeOutboxRow } from '../outbox/enqueue.ts';
+import { enqueueAfterReserve, notConfigured, writeOutboxRow, type EnqueuedCall, type WalletCallInput } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
+import { insertReserve } from '../outbox/placement.queries.ts';
 import { attemptRecord } from './outcome.ts';
 import { laterCalls, type CallRow } from '../outbox/outbox.queries.ts';
 
@@ -31,13 +32,30 @@ export interface ReserveInput {
   metadata: ReserveMetadata;
 }
 
-export type ReserveResult =
-  /** The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction. */
-  | { outcome: 'reserved'; transactionId: string }
+export type ReserveResult<T = undefined> =
+  /**
+   * The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction.
+   * With a `take` step the bet was taken already: `taken` is what it returned.
+   */
+  | { outcome: 'reserved'; transactionId: string; taken: T | undefined }
   /** The wallet refused (a 4xx, e.g. insufficient funds or an invalid token), or was never reached: do not take the bet. */
   | { outcome: 'rejected'; transactionId: string; httpStatus: number | null; code?: string; message?: string }
   /** No certain answer: do not take the bet; a conditional refundBet is queued (see above). */
   | { outcome: 'unknown'; transactionId: string; error: string; refundQueued: true };
+
+/**
+ * What placement does in the reserve's own transactions, so that a placement costs two of them.
+ * `open` runs first in the transaction that writes the reserve's row (placement stores its pending
+ * bet there). `take` runs in the transaction that records a successful reserve, after the record:
+ * `queueNext` queues the bet's next call (confirm, or refundBet of the whole) there, so no instant
+ * exists with the reserve recorded and nothing queued behind it. A `take` that throws rolls the
+ * record back: the reserve stays leased to its dead sender, and the rescue asks again and refunds
+ * it (rescueOrphanedReserves), as after a crash.
+ */
+export interface ReserveSteps<T> {
+  open?: (tx: Tx) => Promise<void>;
+  take?: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>;
+}
 
 export interface ReserverOptions {
   db: Pool;
@@ -81,9 +99,8 @@ export function createReserver(options: ReserverOptions) {
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
 
-  return async function reserve(input: ReserveInput): Promise<ReserveResult> {
+  return async function reserve<T = undefined>(input: ReserveInput, steps: ReserveSteps<T> = {}): Promise<ReserveResult<T>> {
     const tenantId = requireUuid(input.tenantId, 'tenantId');
-    const endpoint = await loadEndpoint(db, box, tenantId);
     const owner = `reserve/${randomUUID()}`;
     const now = clock();
     const transactionId = randomUUID();
@@ -98,19 +115,35 @@ export function createReserver(options: ReserverOptions) {
       bonusFlag: input.bonusFlag,
       extra: validateExtra('reserve', { metadata: input.metadata }),
     };
-    const body = buildBody({ ...call, token: input.token }, endpoint.amountUnit);
     // The row is written first, leased to this caller, so a crash at any point leaves a row the
-    // worker's rescue can finish.
+    // worker's rescue can finish. The same statement reads the wallet's configuration.
     const until = new Date(now.getTime() + options.leaseMs);
-    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
-    // calls already queued for the bet, so it is refused (and nothing is written).
-    const { seq } = await withTransaction(db, async (tx) => {
-      const written = await writeOutboxRow(tx, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until } });
-      if (written.seq !== 1) {
+    const opened = await withTransaction(db, async (tx) => {
+      await steps.open?.(tx);
+      const row = await insertReserve(tx, {
+        tenant_id: tenantId, transaction_id: transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve', amount: call.amount,
+        bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(input.token), only_if_reserved: false,
+        placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
+      });
+      if (!row) return undefined; // no wallet: nothing is written but what `open` wrote
+      // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
+      // calls already queued for the bet, so it is refused (and nothing is written).
+      if (row.seq !== 1) {
         throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
       }
-      return written;
+      try {
+        const endpoint = endpointOf(row, box);
+        return { seq: row.seq, endpoint, body: buildBody({ ...call, token: input.token }, endpoint.amountUnit) };
+      } catch (error) {
+        // A configuration that cannot be opened: the reserve is never sent, and its row says why.
+        await oq.complete(tx, [{ ...key, owner, status: 'refused', failures: 0, attempts: 0, next_attempt_at: now, finished_at: now,
+          last_http_status: null, last_code: null, last_error: error instanceof Error ? error.message : String(error) }], []);
+        return { error };
+      }
     });
+    if (!opened) throw notConfigured(tenantId);
+    if ('error' in opened) throw opened.error;
+    const { seq, endpoint, body } = opened;
     const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;
@@ -128,14 +161,15 @@ export function createReserver(options: ReserverOptions) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
         return { outcome: 'unknown', transactionId, error: `${last.error ?? `HTTP ${last.httpStatus}`}; ${String(lease.signal.reason)}`, refundQueued: true };
       }
-      return await finish({ ...call, seq }, owner, attempts, last, now);
+      return await finish({ ...call, seq }, owner, attempts, last, now, steps);
     } finally {
       lease.release();
     }
   };
 
   /** Records the asks and turns their last answer into the result placement acts on. */
-  async function finish(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date): Promise<ReserveResult> {
+  async function finish<T>(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date,
+    steps: ReserveSteps<T>): Promise<ReserveResult<T>> {
     const { tenantId, transactionId } = call;
     const key = { tenant_id: tenantId, transaction_id: transactionId };
     const records = attempts.map((a, i) => attemptRecord(key, i + 1, a, owner));
@@ -147,14 +181,11 @@ export function createReserver(options: ReserverOptions) {
     if (last.verdict === 'success') {
       const moved = await withTransaction(db, async (tx) => {
         const rows = await oq.complete(tx, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
-        // The placement guard: released when placement queues the bet's next call in time, sent
-        // otherwise, so a placement that dies now leaves no user money held (docs/wallet.md).
-        if (rows.length) await queueConditionalRefund(tx, call, end, new Date(end.getTime() + options.placementWindowMs));
-        return rows;
+        return rows.length ? { taken: await takeAfterReserve(tx, call, end, steps) } : undefined;
       });
-      if (moved.length) {
+      if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
-        return { outcome: 'reserved', transactionId };
+        return { outcome: 'reserved', transactionId, taken: moved.taken };
       }
       // The lease ran out just before: the rescue already queued a refund, so the bet must not be taken.
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
@@ -176,6 +207,23 @@ export function createReserver(options: ReserverOptions) {
     });
     metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
     return { outcome: 'unknown', transactionId, error: last.error ?? last.message ?? `HTTP ${last.httpStatus}`, refundQueued: true };
+  }
+
+  /**
+   * In the transaction that records the reserve's success: the caller's `take`, which queues the
+   * bet's next call; else (or if it queued none) the placement guard, released when placement
+   * queues that call in time and sent otherwise, so a placement that dies now leaves no user
+   * money held (docs/wallet.md).
+   */
+  async function takeAfterReserve<T>(tx: Tx, call: CallFacts, end: Date, steps: ReserveSteps<T>): Promise<T | undefined> {
+    let queued = false;
+    const taken = await steps.take?.(tx, async (next) => {
+      if (queued) throw new AppError('bad_request', `bet ${call.betId}: only one call is queued in the transaction of its reserve`);
+      queued = true;
+      return enqueueAfterReserve(tx, call, next, clock());
+    });
+    if (!queued) await queueConditionalRefund(tx, call, end, new Date(end.getTime() + options.placementWindowMs));
+    return taken;
   }
 }
 

@@ -8,6 +8,7 @@ import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from '../../../wallet-protocol/operations.ts';
 import type { BetMetadata } from '../../../wallet-protocol/bet-metadata.ts';
 import { insertCall, releasePlacementGuard, reserveStatus } from './outbox.queries.ts';
+import { insertNextAfterReserve } from './placement.queries.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -90,6 +91,35 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
   // has gone out, the reservation is being released and the bet cannot be taken.
   if (await releasePlacementGuard(tx, call.tenantId, call.betId, call.now) === 'fired') throw reservationReleased(call.betId);
   return writeOutboxRow(tx, call);
+}
+
+/** A reserve whose success is being recorded in the caller's transaction (delivery/reserve.ts). */
+export interface RecordedReserve {
+  tenantId: string;
+  betId: string;
+  userId: string;
+  amount: string;
+  bonusFlag: boolean;
+}
+
+/**
+ * Queues the bet's next call in the transaction that records its reserve's success. Neither of
+ * enqueueWalletCall's reads is needed: the reserve is delivered as of this transaction, and its
+ * placement guard is written here, already released, with the call (one statement).
+ */
+export async function enqueueAfterReserve(tx: Queryable, reserve: RecordedReserve, input: WalletCallInput, now: Date): Promise<EnqueuedCall> {
+  if (input.tenantId !== reserve.tenantId || input.betId !== reserve.betId) {
+    throw new AppError('bad_request', `the call after the reserve of bet ${reserve.betId} must be for that bet`);
+  }
+  const call = durableCall(input, now);
+  const seq = await insertNextAfterReserve(tx, {
+    tenant_id: call.tenantId, bet_id: call.betId, user_id: call.userId,
+    guard_transaction_id: randomUUID(), reserve_amount: reserve.amount, reserve_bonus_flag: reserve.bonusFlag,
+    transaction_id: call.transactionId, op: call.op, amount: call.amount, bonus_flag: call.bonusFlag,
+    extra: call.extra as Record<string, unknown>, now,
+  });
+  if (seq === undefined) throw notConfigured(call.tenantId);
+  return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
 }
 
 export type DurableCall = OutboxRow & { op: DurableOperation };

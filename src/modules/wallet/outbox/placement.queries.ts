@@ -1,0 +1,77 @@
+// SQL of the outbox rows a placement writes around its reserve, each in one statement: the
+// reserve's row (with the wallet's configuration read in the same statement), and the bet's next
+// call queued in the transaction that records the reserve's success, with its placement guard.
+import type { Queryable } from '../../../db/pool.ts';
+import type { WalletConfigRow } from '../config/wallet-config.queries.ts';
+import type { NewCall } from './outbox.queries.ts';
+
+/**
+ * Inserts a reserve with the next sequence number of its bet and returns it with the tenant's
+ * wallet configuration (the sender needs both), or undefined when the tenant has no wallet: then
+ * nothing is written. No workers are woken: the row starts leased to its sender.
+ */
+export async function insertReserve(db: Queryable, c: NewCall): Promise<(WalletConfigRow & { seq: number }) | undefined> {
+  const { rows } = await db.query<WalletConfigRow & { seq: number }>({
+    name: 'wallet_insert_reserve',
+    text: `WITH cfg AS (SELECT * FROM wallet_configs WHERE tenant_id = $1),
+     s AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq)
+           SELECT $1, $3, 1 FROM cfg
+           ON CONFLICT (tenant_id, bet_id) DO UPDATE SET last_seq = wallet_bet_sequences.last_seq + 1
+           RETURNING last_seq),
+     ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
+                                       extra, secret_enc, only_if_reserved, status, next_attempt_at, created_at,
+                                       lease_until, lease_owner, placement_guard)
+             SELECT $1, $2, $3, s.last_seq, $4, $5, $6, cfg.amount_unit, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15
+               FROM s, cfg
+             RETURNING seq)
+     SELECT cfg.*, ins.seq FROM cfg, ins`,
+    values: [c.tenant_id, c.transaction_id, c.bet_id, c.user_id, c.op, c.amount, c.bonus_flag, JSON.stringify(c.extra),
+      c.secret_enc, c.only_if_reserved, c.status, c.now, c.lease_until, c.lease_owner, c.placement_guard],
+  });
+  return rows[0];
+}
+
+/** The call queued after a successful reserve, and what its placement guard copies from the reserve. */
+export interface NextCall {
+  tenant_id: string;
+  bet_id: string;
+  user_id: string;
+  /** The guard's transactionId, and the refundBet of the reserve's amount it would have sent. */
+  guard_transaction_id: string;
+  reserve_amount: string;
+  reserve_bonus_flag: boolean;
+  transaction_id: string;
+  op: string;
+  amount: string;
+  bonus_flag: boolean;
+  extra: Record<string, unknown>;
+  now: Date;
+}
+
+/**
+ * Queues the bet's next call behind its reserve, and its placement guard before it already
+ * released (skipped): both are written in the transaction that records the reserve's success, so
+ * the guard never has a window to cover. One statement; the workers are woken at commit. Returns
+ * the next call's sequence, or undefined when the tenant has no wallet configured any more.
+ */
+export async function insertNextAfterReserve(db: Queryable, c: NextCall): Promise<number | undefined> {
+  const { rows } = await db.query<{ seq: number }>({
+    name: 'wallet_insert_next_after_reserve',
+    text: `WITH s AS (UPDATE wallet_bet_sequences SET last_seq = last_seq + 2 WHERE tenant_id = $1 AND bet_id = $2 RETURNING last_seq),
+     ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
+                                       extra, only_if_reserved, placement_guard, status, next_attempt_at, created_at, finished_at, note)
+             SELECT $1, g.transaction_id, $2, s.last_seq - 2 + g.pos, $3, g.op, g.amount, cfg.amount_unit, g.bonus_flag,
+                    g.extra, g.guard, g.guard, g.status, $11, $11, CASE WHEN g.guard THEN $11::timestamptz END,
+                    CASE WHEN g.guard THEN 'not sent: placement queued its next call in time (placement guard)' END
+               FROM s, wallet_configs cfg,
+                    (VALUES (1, $4::uuid, 'refundBet', $5::numeric, $6::bool, '{}'::jsonb, true, 'skipped'),
+                            (2, $7::uuid, $8::text, $9::numeric, $10::bool, $12::jsonb, false, 'pending'))
+                      AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status)
+              WHERE cfg.tenant_id = $1
+             RETURNING seq, placement_guard)
+     SELECT seq, pg_notify('wallet_calls', $1::text) AS notified FROM ins WHERE NOT placement_guard`,
+    values: [c.tenant_id, c.bet_id, c.user_id, c.guard_transaction_id, c.reserve_amount, c.reserve_bonus_flag,
+      c.transaction_id, c.op, c.amount, c.bonus_flag, c.now, JSON.stringify(c.extra)],
+  });
+  return rows[0]?.seq;
+}
