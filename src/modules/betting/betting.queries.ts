@@ -152,28 +152,33 @@ export interface Outcome {
   reason: string | null;
 }
 
-/** Moves a pending bet to its outcome; returns false when it was no longer pending. */
-export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>(
-    `WITH upd AS (
+/**
+ * Moves a pending bet to its outcome and adds the history entry, in one statement; returns the bet
+ * as it is now, or undefined when it was no longer pending (nothing is written then). The next
+ * history seq is read in the statement's snapshot: every other writer of a bet's history moves it
+ * out of pending first, under the row lock this update waits for, so none can slip in between.
+ */
+export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<BetRow | undefined> {
+  const { rows } = await db.query<BetRow>({
+    name: 'betting_settle_placement',
+    text: `WITH upd AS (
         UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
          WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'
-        RETURNING tenant_id, bet_id, user_id, status
+        RETURNING *
+      ), history AS (
+        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
+        SELECT tenant_id, bet_id, (SELECT coalesce(max(seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = $1 AND h.bet_id = $2),
+               $10, 'pending', status, $11, $12::jsonb
+          FROM upd
       )
-      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', 'status')})::int AS n FROM upd`,
-    [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now],
-  );
-  if (!rows[0]!.n) return false;
-  await addHistory(db, tenantId, betId, 'pending', o.status, cause, o.reasonCode ? { reason_code: o.reasonCode, reason: o.reason } : null, now);
-  return true;
-}
-
-export async function addHistory(db: Queryable, tenantId: string, betId: string, from: string | null, to: string, cause: string, detail: unknown, at: Date): Promise<void> {
-  await db.query(
-    `INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
-     SELECT $1, $2, coalesce(max(seq), 0) + 1, $3, $4, $5, $6, $7 FROM bet_history WHERE tenant_id = $1 AND bet_id = $2`,
-    [tenantId, betId, at, from, to, cause, detail === null ? null : JSON.stringify(detail)],
-  );
+      SELECT *, ${BET_UPDATE_NOTIFY.replace('$status', 'status')} AS notified FROM upd`,
+    values: [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now, cause,
+      o.reasonCode ? JSON.stringify({ reason_code: o.reasonCode, reason: o.reason }) : null],
+  });
+  const row = rows[0] as (BetRow & { notified?: unknown }) | undefined;
+  if (!row) return undefined;
+  delete row.notified;
+  return row;
 }
 
 export interface LimitsRow {
@@ -203,18 +208,33 @@ export async function upsertLimits(db: Queryable, tenantId: string, l: LimitsRow
   return rows[0]!;
 }
 
-/** The runner's liability row, locked for this transaction (created at 0 when missing). */
-export async function lockLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }): Promise<string> {
-  const { rows } = await db.query<{ liability: string }>(
-    `INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
-     RETURNING liability`,
-    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
-  );
-  return rows[0]!.liability;
+export interface LiabilityKey {
+  tenantId: string;
+  meetingId: number;
+  raceNumber: number;
+  runner: number;
+  kind: string;
 }
 
-export async function addLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }, amount: string): Promise<void> {
+/**
+ * The runner's liability row, locked for this transaction (created at 0 when missing), and the
+ * tenant's limits (null when it has none), in one statement.
+ */
+export async function lockLiabilityWithLimits(db: Queryable, key: LiabilityKey): Promise<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }> {
+  const { rows } = await db.query<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }>({
+    name: 'betting_lock_liability_with_limits',
+    text: `WITH l AS (
+        INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
+        RETURNING liability
+      )
+      SELECT l.liability, t.max_stake, t.max_payout, t.max_runner_liability FROM l LEFT JOIN tenant_limits t ON t.tenant_id = $1`,
+    values: [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
+  });
+  return rows[0]!;
+}
+
+export async function addLiability(db: Queryable, key: LiabilityKey, amount: string): Promise<void> {
   await db.query(
     'UPDATE runner_liability SET liability = liability + $6 WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = $3 AND runner = $4 AND kind = $5',
     [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind, amount],

@@ -4,7 +4,7 @@
 // A placement that dies after the reserve leaves the bet pending; the wallet's placement guard
 // releases the reservation, and the bet reads as rejected (placement_interrupted) afterwards.
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Pool } from '../../db/pool.ts';
+import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
@@ -86,10 +86,10 @@ export function createBettingService(deps: BettingDeps) {
   async function expireInterrupted(bet: q.BetRow): Promise<q.BetRow> {
     const now = clock();
     if (now.getTime() - bet.created_at.getTime() < deps.interruptedAfterMs) return bet;
-    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
-      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted'));
-    return (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
+      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted');
+    return settled ?? (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
   }
 
   /** The same key again: the same bet when the body is the same (waiting while it is in flight). */
@@ -108,17 +108,23 @@ export function createBettingService(deps: BettingDeps) {
 
   /** Rejects a bet still pending; the bet as stored afterwards (undefined when it was never stored). */
   async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<q.BetRow | undefined> {
-    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null, reasonCode: code, reason,
-    }, clock(), code));
-    return q.findBet(db, bet.tenant_id, bet.bet_id);
+    }, clock(), code);
+    return settled ?? q.findBet(db, bet.tenant_id, bet.bet_id);
   }
 
   async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
     const { kind, stakeCents } = checkInput(input);
-    const replayed = await replay(user, input, requestHash(input));
-    if (replayed) return replayed;
-    const priced = await priceBet(deps.catalogue, input, kind, stakeCents);
+    let priced;
+    try {
+      priced = await priceBet(deps.catalogue, input, kind, stakeCents);
+    } catch (error) {
+      // A replay is answered whatever the catalogue says now (the key is checked again at the insert).
+      const replayed = await replay(user, input, requestHash(input));
+      if (replayed) return replayed;
+      throw error;
+    }
     const now = clock();
     const bet: q.NewBet = {
       tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
@@ -171,7 +177,7 @@ export function createBettingService(deps: BettingDeps) {
     if (reserved.outcome === 'unknown') {
       return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
     }
-    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, reserved.taken);
+    return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
   }
 
   return {
