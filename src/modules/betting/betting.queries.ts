@@ -153,12 +153,14 @@ export interface Outcome {
 }
 
 /**
- * Moves a pending bet to its outcome and adds the history entry, in one statement; returns the bet
- * as it is now, or undefined when it was no longer pending (nothing is written then). The next
- * history seq is read in the statement's snapshot: every other writer of a bet's history moves it
- * out of pending first, under the row lock this update waits for, so none can slip in between.
+ * Moves a pending bet to its outcome and adds the history entry — and for a bet taken, its payout
+ * to the runner's liability (locked already: lockLiabilityWithLimits) — in one statement; returns
+ * the bet as it is now, or undefined when it was no longer pending (nothing is written then). The
+ * next history seq is read in the statement's snapshot: every other writer of a bet's history
+ * moves it out of pending first, under the row lock this update waits for, so none slips in between.
  */
-export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<BetRow | undefined> {
+export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string,
+  liability?: { key: LiabilityKey; amount: string }): Promise<BetRow | undefined> {
   const { rows } = await db.query<BetRow>({
     name: 'betting_settle_placement',
     text: `WITH upd AS (
@@ -170,10 +172,15 @@ export async function settlePlacement(db: Queryable, tenantId: string, betId: st
         SELECT tenant_id, bet_id, (SELECT coalesce(max(seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = $1 AND h.bet_id = $2),
                $10, 'pending', status, $11, $12::jsonb
           FROM upd
+      ), liability AS (
+        UPDATE runner_liability SET liability = liability + $17
+         WHERE tenant_id = $1 AND meeting_id = $13 AND race_number = $14 AND runner = $15 AND kind = $16 AND EXISTS (SELECT 1 FROM upd)
       )
       SELECT *, ${BET_UPDATE_NOTIFY.replace('$status', 'status')} AS notified FROM upd`,
     values: [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now, cause,
-      o.reasonCode ? JSON.stringify({ reason_code: o.reasonCode, reason: o.reason }) : null],
+      o.reasonCode ? JSON.stringify({ reason_code: o.reasonCode, reason: o.reason }) : null,
+      liability?.key.meetingId ?? null, liability?.key.raceNumber ?? null, liability?.key.runner ?? null, liability?.key.kind ?? null,
+      liability?.amount ?? null],
   });
   const row = rows[0] as (BetRow & { notified?: unknown }) | undefined;
   if (!row) return undefined;
@@ -232,11 +239,4 @@ export async function lockLiabilityWithLimits(db: Queryable, key: LiabilityKey):
     values: [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
   });
   return rows[0]!;
-}
-
-export async function addLiability(db: Queryable, key: LiabilityKey, amount: string): Promise<void> {
-  await db.query(
-    'UPDATE runner_liability SET liability = liability + $6 WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = $3 AND runner = $4 AND kind = $5',
-    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind, amount],
-  );
 }

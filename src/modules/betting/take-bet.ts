@@ -63,7 +63,6 @@ export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNex
   const status = acceptedCents < priced.stakeCents ? 'partially_accepted' as const : 'accepted' as const;
   const percentage = priced.percentage === null ? null : percentageText(acceptedCents, priced.combinations);
   const odds = oddsText(priced.odds);
-  if (single && priced.odds) await q.addLiability(tx, liabilityKey, centsToDollars(payoutCents(acceptedCents, priced.odds)));
   await queueNext({
     tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'confirm', amount: accepted, bonusFlag: bet.bonus,
     betMetadata: betMetadata(bet, legs, { status, accepted, percentage, odds }),
@@ -71,7 +70,8 @@ export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNex
   const taken = await settleOrRollBack(tx, bet, {
     status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit,
     reasonCode: limit, reason: limit ? `partially accepted: the tenant's ${limit} allows ${accepted} of ${bet.stake}` : null,
-  }, now, status === 'accepted' ? 'accepted' : 'limits');
+  }, now, status === 'accepted' ? 'accepted' : 'limits',
+  single && priced.odds ? { key: liabilityKey, amount: centsToDollars(payoutCents(acceptedCents, priced.odds)) } : undefined);
   // One statement: a refused bet never gets here, so it is never reported.
   await deps.reporting.reportPlacedBets(tx, [placedBetReport({ ...bet, accepted_stake: accepted }, legs, 'Unresulted', null)], now);
   return { bet: taken, legs };
@@ -86,8 +86,9 @@ async function takenPrices(tx: Queryable, bet: q.NewBet, stored: q.LegRow[], pri
 }
 
 /** Records the outcome; a bet no longer pending (read as interrupted meanwhile) rolls the wallet call back. */
-async function settleOrRollBack(tx: Queryable, bet: q.NewBet, outcome: q.Outcome, now: Date, cause: string): Promise<q.BetRow> {
-  const settled = await q.settlePlacement(tx, bet.tenant_id, bet.bet_id, outcome, now, cause);
+async function settleOrRollBack(tx: Queryable, bet: q.NewBet, outcome: q.Outcome, now: Date, cause: string,
+  liability?: { key: q.LiabilityKey; amount: string }): Promise<q.BetRow> {
+  const settled = await q.settlePlacement(tx, bet.tenant_id, bet.bet_id, outcome, now, cause, liability);
   if (!settled) throw new Error(`bet ${bet.bet_id} is no longer pending: its placement was settled elsewhere`);
   return settled;
 }
