@@ -87,3 +87,17 @@ test('take may queue one call only: a second is refused and the whole record rol
   }), /only one call is queued/);
   assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']]);
 });
+
+test('the lease lost while taking: what take wrote rolls back, the answer is unknown, the attempts are kept', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      // The rescue took the call over meanwhile (as after a lease that ran out).
+      await f.db.pool.query("UPDATE wallet_calls SET lease_owner = 'rescue' WHERE bet_id = $1", [b.betId]);
+      await queueNext(b.confirm);
+    },
+  });
+  assert.equal(result.outcome, 'unknown');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'no confirm, no guard: the rescue owns the reserve');
+  assert.equal((await f.attempts(result.transactionId)).length, 1);
+});

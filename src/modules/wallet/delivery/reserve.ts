@@ -14,7 +14,9 @@ import { buildBody, requireUuid, validateExtra, type ReserveMetadata } from '../
 import type { Attempt, WalletHttp } from './http-client.ts';
 import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
-import { enqueueAfterReserve, notConfigured, writeOutboxRow, type EnqueuedCall, type WalletCallInput } from '../outbox/enqueue.ts';
+import {
+  notConfigured, recordAndEnqueueNext, writeOutboxRow, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
+} from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { insertReserve } from '../outbox/placement.queries.ts';
 import { attemptRecord } from './outcome.ts';
@@ -179,10 +181,13 @@ export function createReserver(options: ReserverOptions) {
       last_error: last.error ?? last.message ?? null,
     };
     if (last.verdict === 'success') {
-      const moved = await withTransaction(db, async (tx) => {
-        const rows = await oq.complete(tx, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
-        return rows.length ? { taken: await takeAfterReserve(tx, call, end, steps) } : undefined;
-      });
+      const delivered = { ...base, status: 'delivered' as const, next_attempt_at: now, finished_at: end };
+      const moved = await withTransaction(db, (tx) => recordSuccess(tx, { ...call, result: delivered, attempts: records }, end, steps))
+        .catch(async (error: unknown) => {
+          if (!(error instanceof LeaseLost)) throw error;
+          await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
+          return undefined;
+        });
       if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
         return { outcome: 'reserved', transactionId, taken: moved.taken };
@@ -210,22 +215,34 @@ export function createReserver(options: ReserverOptions) {
   }
 
   /**
-   * In the transaction that records the reserve's success: the caller's `take`, which queues the
-   * bet's next call; else (or if it queued none) the placement guard, released when placement
-   * queues that call in time and sent otherwise, so a placement that dies now leaves no user
-   * money held (docs/wallet.md).
+   * The transaction that records the reserve's success. With a `take` step, the record is written
+   * by the statement that queues the bet's next call (recordAndEnqueueNext). Without one, or if
+   * `take` queued nothing, the placement guard is queued: released when placement queues that
+   * call in time and sent otherwise, so a placement that dies now leaves no user money held
+   * (docs/wallet.md). Undefined, or LeaseLost thrown once `take` has run, when the lease was lost.
    */
-  async function takeAfterReserve<T>(tx: Tx, call: CallFacts, end: Date, steps: ReserveSteps<T>): Promise<T | undefined> {
+  async function recordSuccess<T>(tx: Tx, reserve: RecordedReserve & CallFacts, end: Date, steps: ReserveSteps<T>): Promise<{ taken: T | undefined } | undefined> {
     let queued = false;
     const taken = await steps.take?.(tx, async (next) => {
-      if (queued) throw new AppError('bad_request', `bet ${call.betId}: only one call is queued in the transaction of its reserve`);
+      if (queued) throw new AppError('bad_request', `bet ${reserve.betId}: only one call is queued in the transaction of its reserve`);
       queued = true;
-      return enqueueAfterReserve(tx, call, next, clock());
+      const enqueued = await recordAndEnqueueNext(tx, reserve, next, clock());
+      if (!enqueued) throw new LeaseLost();
+      return enqueued;
     });
-    if (!queued) await queueConditionalRefund(tx, call, end, new Date(end.getTime() + options.placementWindowMs));
-    return taken;
+    if (queued) return { taken };
+    const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
+    if (!rows.length) {
+      if (steps.take) throw new LeaseLost(); // roll back what `take` wrote
+      return undefined;
+    }
+    await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
+    return { taken };
   }
 }
+
+/** The sender's lease of the reserve was lost before its success was recorded: the rescue owns it. */
+class LeaseLost extends Error {}
 
 export type Reserve = ReturnType<typeof createReserver>;
 

@@ -1,9 +1,9 @@
 // SQL of the outbox rows a placement writes around its reserve, each in one statement: the
-// reserve's row (with the wallet's configuration read in the same statement), and the bet's next
-// call queued in the transaction that records the reserve's success, with its placement guard.
+// reserve's row (with the wallet's configuration read in the same statement), and the record of
+// its success with the bet's next call and its placement guard, in the transaction taking the bet.
 import type { Queryable } from '../../../db/pool.ts';
 import type { WalletConfigRow } from '../config/wallet-config.queries.ts';
-import type { NewCall } from './outbox.queries.ts';
+import type { AttemptRecord, CallResult, NewCall } from './outbox.queries.ts';
 
 /**
  * Inserts a reserve with the next sequence number of its bet and returns it with the tenant's
@@ -31,9 +31,10 @@ export async function insertReserve(db: Queryable, c: NewCall): Promise<(WalletC
   return rows[0];
 }
 
-/** The call queued after a successful reserve, and what its placement guard copies from the reserve. */
+/** The reserve's success as recorded, and the call queued behind it with the guard it copies. */
 export interface NextCall {
-  tenant_id: string;
+  reserve: CallResult & { status: 'delivered' };
+  attempts: AttemptRecord[];
   bet_id: string;
   user_id: string;
   /** The guard's transactionId, and the refundBet of the reserve's amount it would have sent. */
@@ -49,15 +50,31 @@ export interface NextCall {
 }
 
 /**
- * Queues the bet's next call behind its reserve, and its placement guard before it already
- * released (skipped): both are written in the transaction that records the reserve's success, so
- * the guard never has a window to cover. One statement; the workers are woken at commit. Returns
- * the next call's sequence, or undefined when the tenant has no wallet configured any more.
+ * Records a reserve's success (its attempts, the row delivered) and queues the bet's next call
+ * behind it, with its placement guard before it already released (skipped): all in one statement
+ * of the transaction that takes the bet, so the guard never has a window to cover. As complete()
+ * does, it records the attempts whatever happens, and moves the reserve only while this sender
+ * still holds its lease; the next call is queued only then. Returns whether the reserve moved, and
+ * the next call's sequence (null when the tenant has no wallet any more). Workers wake at commit.
  */
-export async function insertNextAfterReserve(db: Queryable, c: NextCall): Promise<number | undefined> {
-  const { rows } = await db.query<{ seq: number }>({
-    name: 'wallet_insert_next_after_reserve',
-    text: `WITH s AS (UPDATE wallet_bet_sequences SET last_seq = last_seq + 2 WHERE tenant_id = $1 AND bet_id = $2 RETURNING last_seq),
+export async function recordReserveAndQueueNext(db: Queryable, c: NextCall): Promise<{ recorded: boolean; seq: number | null }> {
+  const r = c.reserve;
+  const col = <K extends keyof AttemptRecord>(key: K) => c.attempts.map((a) => a[key]);
+  const { rows } = await db.query<{ recorded: boolean; seq: number | null }>({
+    name: 'wallet_record_reserve_queue_next',
+    text: `WITH a AS (
+       INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
+                                         outcome, response_body, error, worker)
+       SELECT * FROM unnest($13::uuid[], $14::uuid[], $15::int[], $16::timestamptz[], $17::int[], $18::int[],
+                            $19::text[], $20::text[], $21::text[], $22::text[])
+       ON CONFLICT DO NOTHING),
+     rec AS (
+       UPDATE wallet_calls SET status = 'delivered', failures = 0, attempts = $23, next_attempt_at = $30, finished_at = $24,
+              last_http_status = $25, last_code = $26, last_error = $27, lease_until = NULL, lease_owner = NULL, secret_enc = NULL
+        WHERE tenant_id = $1 AND transaction_id = $28 AND status = 'sending' AND lease_owner = $29
+       RETURNING tenant_id),
+     s AS (UPDATE wallet_bet_sequences SET last_seq = last_seq + 2
+            WHERE tenant_id = $1 AND bet_id = $2 AND EXISTS (SELECT 1 FROM rec) RETURNING last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
                                        extra, only_if_reserved, placement_guard, status, next_attempt_at, created_at, finished_at, note)
              SELECT $1, g.transaction_id, $2, s.last_seq - 2 + g.pos, $3, g.op, g.amount, cfg.amount_unit, g.bonus_flag,
@@ -69,9 +86,13 @@ export async function insertNextAfterReserve(db: Queryable, c: NextCall): Promis
                       AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status)
               WHERE cfg.tenant_id = $1
              RETURNING seq, placement_guard)
-     SELECT seq, pg_notify('wallet_calls', $1::text) AS notified FROM ins WHERE NOT placement_guard`,
-    values: [c.tenant_id, c.bet_id, c.user_id, c.guard_transaction_id, c.reserve_amount, c.reserve_bonus_flag,
-      c.transaction_id, c.op, c.amount, c.bonus_flag, c.now, JSON.stringify(c.extra)],
+     SELECT EXISTS (SELECT 1 FROM rec) AS recorded, (SELECT seq FROM ins WHERE NOT placement_guard) AS seq,
+            CASE WHEN EXISTS (SELECT 1 FROM ins) THEN pg_notify('wallet_calls', $1::text) END AS notified`,
+    values: [r.tenant_id, c.bet_id, c.user_id, c.guard_transaction_id, c.reserve_amount, c.reserve_bonus_flag,
+      c.transaction_id, c.op, c.amount, c.bonus_flag, c.now, JSON.stringify(c.extra),
+      col('tenant_id'), col('transaction_id'), col('attempt'), col('started_at'), col('duration_ms'), col('http_status'),
+      col('outcome'), col('response_body'), col('error'), col('worker'),
+      r.attempts, r.finished_at, r.last_http_status, r.last_code, r.last_error, r.transaction_id, r.owner, r.next_attempt_at],
   });
-  return rows[0]?.seq;
+  return rows[0]!;
 }
