@@ -40,13 +40,29 @@ test('take queues confirm in the transaction that records the reserve: the guard
   assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
 });
 
-test('open runs in the transaction of the reserve\'s row: when it throws, nothing is written or sent', async () => {
+test('open is SQL run first in the statement of the reserve\'s row, its parameters before the reserve\'s', async () => {
   const b = bet();
-  await assert.rejects(f.wallet.reserve(b.input, {
-    open: async () => {
-      throw new Error('the bet could not be stored');
-    },
-  }), /could not be stored/);
+  const other = randomUUID();
+  // A write of the caller's own (here: a row of another bet), with parameters $1 and $2 of its own.
+  const write = 'opened AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq) VALUES ($1, $2, 7) RETURNING 1)';
+  const result = await f.wallet.reserve(b.input, { open: { name: 'test_write', with: write, values: [f.tenantId, other] } });
+  assert.equal(result.outcome, 'reserved');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
+  const { rows } = await f.db.pool.query('SELECT bet_id, last_seq FROM wallet_bet_sequences WHERE bet_id = ANY ($1::uuid[]) ORDER BY last_seq', [[b.betId, other]]);
+  assert.deepEqual(rows, [{ bet_id: b.betId, last_seq: 2 }, { bet_id: other, last_seq: 7 }]);
+});
+
+test('open that writes nothing: neither is the reserve written nor sent', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, { open: { name: 'test_nothing', with: 'opened AS (SELECT 1 WHERE $1::bool)', values: [false] } });
+  assert.deepEqual(result, { outcome: 'not_opened' });
+  assert.deepEqual(await statuses(b.betId), []);
+  assert.deepEqual(sentOf(b.betId), []);
+});
+
+test('open that fails: nothing is written or sent', async () => {
+  const b = bet();
+  await assert.rejects(f.wallet.reserve(b.input, { open: { name: 'test_fails', with: 'opened AS (SELECT 1 / $1::int)', values: [0] } }), /division by zero/);
   assert.deepEqual(await statuses(b.betId), []);
   assert.deepEqual(sentOf(b.betId), []);
 });

@@ -67,13 +67,15 @@ export const BET_UPDATES_CHANNEL = 'bet_updates';
 export const BET_UPDATE_NOTIFY = `pg_notify('${BET_UPDATES_CHANNEL}', json_build_object('tenant_id', tenant_id, 'bet_id', bet_id, 'user_id', user_id, 'status', $status)::text)`;
 
 /**
- * Inserts a pending bet with its legs and its first history entry, in one statement (atomic on its
- * own); false when the user's idempotency key is already taken (nothing is written then).
+ * The SQL that stores a pending bet with its legs and its first history entry, as common table
+ * expressions for the statement that writes the bet's reserve (the wallet's ReserveSteps.open):
+ * the last, `opened`, has a row when the bet was stored and none when the user's idempotency key
+ * is already taken (nothing is written then). Announces the pending bet at commit.
  */
-export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[]): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>({
-    name: 'betting_insert_pending',
-    text: `WITH bet AS (
+export function pendingBetSql(bet: NewBet, legs: LegRow[]): { name: string; with: string; values: unknown[] } {
+  return {
+    name: 'betting_pending_bet',
+    with: `bet AS (
         INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
                           original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
@@ -87,15 +89,15 @@ export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[
       ), history AS (
         INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, $16, NULL, 'pending', 'placement' FROM bet
         RETURNING 1
-      )
-      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', "'pending'")})::int AS n FROM bet`,
+      ), opened AS (
+        SELECT ${BET_UPDATE_NOTIFY.replace('$status', "'pending'")} AS notified FROM bet
+      )`,
     values: [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
       bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at,
       legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number), legs.map((l) => l.event_id),
       legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
       legs.map((l) => JSON.stringify(l.selections)), legs.map((l) => l.seen_price), legs.map((l) => l.price)],
-  });
-  return rows[0]!.n === 1;
+  };
 }
 
 /** Sets the price taken on some legs of a bet (a price that rose between the check and the taking). */

@@ -16,11 +16,8 @@ import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import { takeBet } from './take-bet.ts';
-import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput } from './placement.ts';
+import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
-
-/** Thrown inside the reserve's first transaction: the user's idempotency key is taken (nothing is written). */
-class KeyTaken extends Error {}
 
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
@@ -56,6 +53,27 @@ function betKey(items: unknown[]): { createdAt: string; betId: string } | undefi
   const [createdAt, betId] = items;
   if (items.length !== 2 || typeof createdAt !== 'string' || Number.isNaN(Date.parse(createdAt)) || !isUuid(betId)) return undefined;
   return { createdAt, betId };
+}
+
+/** The bet and its legs as placement stores them, pending, from the priced input. */
+function newBet(user: BettingUser, input: PlaceBetInput, priced: Priced, channel: Channel, now: Date): { bet: q.NewBet; legs: q.LegRow[] } {
+  const bet: q.NewBet = {
+    tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
+    idempotency_key: input.idempotencyKey, request_hash: priced.requestHash, kind: priced.kind, stake: dollars(priced.stakeCents),
+    combinations: priced.combinations, original_percentage: priced.percentage, original_odds: oddsText(priced.seenOdds),
+    boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
+    created_at: now,
+  };
+  const legs: q.LegRow[] = input.legs.map((l, i) => {
+    const race = priced.races[i]!;
+    return {
+      leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
+      event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
+      selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
+      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
+    };
+  });
+  return { bet, legs };
 }
 
 /** A limit in dollars ("50", "2500.00"), null to remove it; undefined keeps the current one. */
@@ -125,23 +143,16 @@ export function createBettingService(deps: BettingDeps) {
       if (replayed) return replayed;
       throw error;
     }
-    const now = clock();
-    const bet: q.NewBet = {
-      tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
-      idempotency_key: input.idempotencyKey, request_hash: priced.requestHash, kind, stake: dollars(stakeCents),
-      combinations: priced.combinations, original_percentage: priced.percentage, original_odds: oddsText(priced.seenOdds),
-      boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
-      created_at: now,
-    };
-    const legs: q.LegRow[] = input.legs.map((l, i) => {
-      const race = priced.races[i]!;
-      return {
-        leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
-        event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
-        selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
-        price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
-      };
-    });
+    const { bet, legs } = newBet(user, input, priced, channel, clock());
+    return (await reserveAndTake(user, input, priced, bet, legs)) ?? (await replay(user, input, priced.requestHash))!;
+  }
+
+  /**
+   * The pending bet is stored by the statement that writes its reserve's row, and taken in the
+   * transaction that records the reserve's success: two transactions a placement. Undefined when
+   * the user's idempotency key was taken meanwhile (a concurrent request with the same key won).
+   */
+  async function reserveAndTake(user: BettingUser, input: PlaceBetInput, priced: Priced, bet: q.NewBet, legs: q.LegRow[]): Promise<BetView | undefined> {
     let taking = false;
     let reserved;
     try {
@@ -149,18 +160,13 @@ export function createBettingService(deps: BettingDeps) {
         tenantId: user.tenantId, betId: bet.bet_id, userId: user.userId, amount: bet.stake, bonusFlag: bet.bonus,
         token: user.token, metadata: user.metadata,
       }, {
-        // The pending bet is stored in the transaction that writes the reserve's row, and taken in the
-        // one that records its success: two transactions a placement.
-        open: async (tx) => {
-          if (!(await q.insertPendingBet(tx, bet, legs))) throw new KeyTaken();
-        },
+        open: q.pendingBetSql(bet, legs),
         take: (tx, queueNext) => {
           taking = true;
           return takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock }, tx, queueNext, bet, legs, input, priced);
         },
       });
     } catch (error) {
-      if (error instanceof KeyTaken) return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
       // The accepting transaction failed and rolled back the reserve's record: the bet stays pending
       // (read as interrupted later) and the rescue releases the reservation.
       if (taking) throw error;
@@ -170,14 +176,17 @@ export function createBettingService(deps: BettingDeps) {
       if (!rejected) throw error; // the bet itself was never stored
       return view(rejected, legs);
     }
-    if (reserved.outcome === 'rejected') {
-      const message = reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`;
-      return view((await rejectPending(bet, 'wallet_refused', message))!, legs);
+    switch (reserved.outcome) {
+      case 'not_opened':
+        return undefined;
+      case 'rejected':
+        return view((await rejectPending(bet, 'wallet_refused',
+          reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`))!, legs);
+      case 'unknown':
+        return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
+      case 'reserved':
+        return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
     }
-    if (reserved.outcome === 'unknown') {
-      return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
-    }
-    return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
   }
 
   return {

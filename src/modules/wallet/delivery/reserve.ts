@@ -18,7 +18,8 @@ import {
   notConfigured, recordAndEnqueueNext, writeOutboxRow, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
 } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
-import { insertReserve } from '../outbox/placement.queries.ts';
+import { insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
+import { holdLease } from './reserve-lease.ts';
 import { attemptRecord } from './outcome.ts';
 import { laterCalls, type CallRow } from '../outbox/outbox.queries.ts';
 
@@ -35,6 +36,8 @@ export interface ReserveInput {
 }
 
 export type ReserveResult<T = undefined> =
+  /** The caller's opening (ReserveSteps.open) wrote nothing: neither was the reserve written nor sent. */
+  | { outcome: 'not_opened' }
   /**
    * The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction.
    * With a `take` step the bet was taken already: `taken` is what it returned.
@@ -46,16 +49,17 @@ export type ReserveResult<T = undefined> =
   | { outcome: 'unknown'; transactionId: string; error: string; refundQueued: true };
 
 /**
- * What placement does in the reserve's own transactions, so that a placement costs two of them.
- * `open` runs first in the transaction that writes the reserve's row (placement stores its pending
- * bet there). `take` runs in the transaction that records a successful reserve, after the record:
- * `queueNext` queues the bet's next call (confirm, or refundBet of the whole) there, so no instant
- * exists with the reserve recorded and nothing queued behind it. A `take` that throws rolls the
- * record back: the reserve stays leased to its dead sender, and the rescue asks again and refunds
- * it (rescueOrphanedReserves), as after a crash.
+ * What placement does in the reserve's own statements, so that a placement costs two transactions.
+ * `open` is SQL of the caller's own writes, run first in the statement (its own transaction) that
+ * writes the reserve's row (placement stores its pending bet so): see OpeningSql. `take` runs in
+ * the transaction that records a successful reserve: `queueNext` queues the bet's next call
+ * (confirm, or refundBet of the whole) with the record itself, so no instant exists with the
+ * reserve recorded and nothing queued behind it. A `take` that throws rolls the record back: the
+ * reserve stays leased to its dead sender, and the rescue asks again and refunds it
+ * (rescueOrphanedReserves), as after a crash.
  */
 export interface ReserveSteps<T> {
-  open?: (tx: Tx) => Promise<void>;
+  open?: OpeningSql;
   take?: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>;
 }
 
@@ -72,28 +76,6 @@ export interface ReserverOptions {
   metrics?: WalletMetrics;
   /** Pause before asking again (real time; short, the caller is waiting). */
   backoffMs?: (attempt: number) => number;
-}
-
-/**
- * Holds the lease of the reserve row while placement asks the wallet: renewed every third of the
- * lease, so a crash is noticed (and the reserve rescued) within one lease however long the asks
- * take. `stop` fires when the lease is lost or could run out before the next renewal: from then
- * on the rescue owns the call, and this caller must not send it again.
- */
-function holdLease(db: Pool, key: { tenant_id: string; transaction_id: string; owner: string }, until: Date, leaseMs: number, clock: () => Date) {
-  const stop = new AbortController();
-  const every = Math.max(200, Math.floor(leaseMs / 3));
-  let leaseUntil = until.getTime();
-  const timer = setInterval(() => {
-    const now = clock().getTime();
-    if (leaseUntil - now <= every) return stop.abort('lease about to run out: it could not be renewed');
-    const until = now + leaseMs;
-    oq.renewLeases(db, [key], new Date(until)).then((renewed) => {
-      if (renewed.size) leaseUntil = until;
-      else stop.abort('lease lost: the reserve was taken over by the rescue');
-    }, () => undefined); // a failed renewal shows up as a lease about to run out
-  }, every);
-  return { signal: stop.signal, release: () => clearInterval(timer) };
 }
 
 export function createReserver(options: ReserverOptions) {
@@ -118,34 +100,33 @@ export function createReserver(options: ReserverOptions) {
       extra: validateExtra('reserve', { metadata: input.metadata }),
     };
     // The row is written first, leased to this caller, so a crash at any point leaves a row the
-    // worker's rescue can finish. The same statement reads the wallet's configuration.
+    // worker's rescue can finish. The same statement writes the caller's opening and reads the
+    // wallet's configuration.
     const until = new Date(now.getTime() + options.leaseMs);
-    const opened = await withTransaction(db, async (tx) => {
-      await steps.open?.(tx);
-      const row = await insertReserve(tx, {
-        tenant_id: tenantId, transaction_id: transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve', amount: call.amount,
-        bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(input.token), only_if_reserved: false,
-        placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
-      });
-      if (!row) return undefined; // no wallet: nothing is written but what `open` wrote
-      // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
-      // calls already queued for the bet, so it is refused (and nothing is written).
-      if (row.seq !== 1) {
-        throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
-      }
-      try {
-        const endpoint = endpointOf(row, box);
-        return { seq: row.seq, endpoint, body: buildBody({ ...call, token: input.token }, endpoint.amountUnit) };
-      } catch (error) {
-        // A configuration that cannot be opened: the reserve is never sent, and its row says why.
-        await oq.complete(tx, [{ ...key, owner, status: 'refused', failures: 0, attempts: 0, next_attempt_at: now, finished_at: now,
-          last_http_status: null, last_code: null, last_error: error instanceof Error ? error.message : String(error) }], []);
-        return { error };
-      }
-    });
-    if (!opened) throw notConfigured(tenantId);
-    if ('error' in opened) throw opened.error;
-    const { seq, endpoint, body } = opened;
+    const written = await insertReserve(db, {
+      tenant_id: tenantId, transaction_id: transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve', amount: call.amount,
+      bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(input.token), only_if_reserved: false,
+      placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
+    }, steps.open);
+    if (!written.opened) return { outcome: 'not_opened' };
+    if (!written.reserve) throw notConfigured(tenantId);
+    const { seq, ...config } = written.reserve;
+    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
+    // calls already queued for the bet, so it is refused (and no call is written).
+    if (seq === null) {
+      throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
+    }
+    let endpoint;
+    let body;
+    try {
+      endpoint = endpointOf(config, box);
+      body = buildBody({ ...call, token: input.token }, endpoint.amountUnit);
+    } catch (error) {
+      // A configuration that cannot be opened: the reserve is never sent, and its row says why.
+      await oq.complete(db, [{ ...key, owner, status: 'refused', failures: 0, attempts: 0, next_attempt_at: now, finished_at: now,
+        last_http_status: null, last_code: null, last_error: error instanceof Error ? error.message : String(error) }], []);
+      throw error;
+    }
     const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;

@@ -6,29 +6,55 @@ import type { WalletConfigRow } from '../config/wallet-config.queries.ts';
 import type { AttemptRecord, CallResult, NewCall } from './outbox.queries.ts';
 
 /**
- * Inserts a reserve with the next sequence number of its bet and returns it with the tenant's
- * wallet configuration (the sender needs both), or undefined when the tenant has no wallet: then
- * nothing is written. No workers are woken: the row starts leased to its sender.
+ * The caller's own writes, run first in the statement that writes a reserve's row, so that both
+ * commit together (placement stores its pending bet so). `with` is a list of common table
+ * expressions over parameters $1..$n of `values`, whose last is named `opened`: one row when the
+ * caller's writes were done, none when not (then nothing else is written). `name` names the text.
  */
-export async function insertReserve(db: Queryable, c: NewCall): Promise<(WalletConfigRow & { seq: number }) | undefined> {
-  const { rows } = await db.query<WalletConfigRow & { seq: number }>({
-    name: 'wallet_insert_reserve',
-    text: `WITH cfg AS (SELECT * FROM wallet_configs WHERE tenant_id = $1),
+export interface OpeningSql {
+  name: string;
+  with: string;
+  values: unknown[];
+}
+
+const NOTHING_TO_OPEN: OpeningSql = { name: 'plain', with: 'opened AS (SELECT 1)', values: [] };
+
+/** What the reserve's statement found: `reserve` is undefined when no wallet is configured. */
+export interface OpenedReserve {
+  opened: boolean;
+  reserve?: WalletConfigRow & { seq: number | null };
+}
+
+/**
+ * Writes the caller's opening (if any) and a reserve that opens its bet's sequence, leased to its
+ * sender, in one statement, and returns the tenant's wallet configuration with it (the sender
+ * needs both). No wallet configured: only the opening is written. The bet has calls already (a
+ * reserve must be the first): `seq` is null and no call is written. No workers are woken: the
+ * row starts leased to its sender.
+ */
+export async function insertReserve(db: Queryable, c: NewCall, opening: OpeningSql = NOTHING_TO_OPEN): Promise<OpenedReserve> {
+  const n = opening.values.length;
+  const own = (sql: string) => sql.replace(/\$(\d+)/g, (_, k: string) => `$${Number(k) + n}`);
+  const { rows } = await db.query<{ opened: number } & { [K in keyof WalletConfigRow]: WalletConfigRow[K] | null } & { seq: number | null }>({
+    name: `wallet_insert_reserve_${opening.name}`,
+    text: `WITH ${opening.with},
+     ${own(`cfg AS (SELECT * FROM wallet_configs WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM opened)),
      s AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq)
            SELECT $1, $3, 1 FROM cfg
-           ON CONFLICT (tenant_id, bet_id) DO UPDATE SET last_seq = wallet_bet_sequences.last_seq + 1
+           ON CONFLICT (tenant_id, bet_id) DO NOTHING
            RETURNING last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
                                        extra, secret_enc, only_if_reserved, status, next_attempt_at, created_at,
                                        lease_until, lease_owner, placement_guard)
              SELECT $1, $2, $3, s.last_seq, $4, $5, $6, cfg.amount_unit, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15
                FROM s, cfg
-             RETURNING seq)
-     SELECT cfg.*, ins.seq FROM cfg, ins`,
-    values: [c.tenant_id, c.transaction_id, c.bet_id, c.user_id, c.op, c.amount, c.bonus_flag, JSON.stringify(c.extra),
+             RETURNING seq)`)}
+     SELECT (SELECT count(*) FROM opened)::int AS opened, cfg.*, ins.seq FROM (SELECT 1) AS one LEFT JOIN cfg ON true LEFT JOIN ins ON true`,
+    values: [...opening.values, c.tenant_id, c.transaction_id, c.bet_id, c.user_id, c.op, c.amount, c.bonus_flag, JSON.stringify(c.extra),
       c.secret_enc, c.only_if_reserved, c.status, c.now, c.lease_until, c.lease_owner, c.placement_guard],
   });
-  return rows[0];
+  const { opened, seq, ...config } = rows[0]!;
+  return { opened: opened > 0, ...(config.tenant_id !== null && { reserve: { ...(config as WalletConfigRow), seq } }) };
 }
 
 /** The reserve's success as recorded, and the call queued behind it with the guard it copies. */
