@@ -138,12 +138,13 @@ export function createReserver(options: ReserverOptions) {
         if (last.verdict !== 'retry' || ask >= retries || lease.signal.aborted) break;
         await new Promise((resolve) => setTimeout(resolve, backoff(ask)));
       }
-      lease.release();
       if (lease.signal.aborted) {
         // The rescue owns the call now: it asks again and queues the conditional refund.
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
         return { outcome: 'unknown', transactionId, error: `${last.error ?? `HTTP ${last.httpStatus}`}; ${String(lease.signal.reason)}`, refundQueued: true };
       }
+      // The lease is still renewed while the answer is recorded: a slow `take` step (a race's lock
+      // held by a status change) keeps the reserve, which the record then moves only if still ours.
       return await finish({ ...call, seq }, owner, attempts, last, now, steps);
     } finally {
       lease.release();
