@@ -1,7 +1,8 @@
-// Bet placement (docs/betting.md): checked against the catalogue → stored pending → the stake
-// reserved on the operator's wallet → accepted by the tenant's limits (all, part or none) → in ONE
-// transaction with the bet's outcome, confirm of the accepted amount or refundBet of the whole.
-// A placement that dies after the reserve leaves the bet pending; the wallet's placement guard
+// Bet placement (docs/betting.md): checked against the catalogue → stored pending (with the
+// reserve's outbox row) → the stake reserved on the operator's wallet → accepted by the tenant's
+// limits (all, part or none) → in ONE transaction, the one that records the reserve's success, with
+// the bet's outcome, confirm of the accepted amount or refundBet of the whole. A placement that
+// dies after the reserve leaves the bet pending and the reserve leased to it; the wallet's rescue
 // releases the reservation, and the bet reads as rejected (placement_interrupted) afterwards.
 import { randomUUID } from 'node:crypto';
 import type { Pool } from '../../db/pool.ts';

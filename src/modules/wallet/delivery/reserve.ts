@@ -89,7 +89,7 @@ export function createReserver(options: ReserverOptions) {
     const now = clock();
     const transactionId = randomUUID();
     const key = { tenant_id: tenantId, transaction_id: transactionId };
-    const call = {
+    const call: ReserveCall = {
       tenantId,
       transactionId,
       betId: requireUuid(input.betId, 'betId'),
@@ -99,34 +99,10 @@ export function createReserver(options: ReserverOptions) {
       bonusFlag: input.bonusFlag,
       extra: validateExtra('reserve', { metadata: input.metadata }),
     };
-    // The row is written first, leased to this caller, so a crash at any point leaves a row the
-    // worker's rescue can finish. The same statement writes the caller's opening and reads the
-    // wallet's configuration.
     const until = new Date(now.getTime() + options.leaseMs);
-    const written = await insertReserve(db, {
-      tenant_id: tenantId, transaction_id: transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve', amount: call.amount,
-      bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(input.token), only_if_reserved: false,
-      placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
-    }, steps.open);
-    if (!written.opened) return { outcome: 'not_opened' };
-    if (!written.reserve) throw notConfigured(tenantId);
-    const { seq, ...config } = written.reserve;
-    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
-    // calls already queued for the bet, so it is refused (and no call is written).
-    if (seq === null) {
-      throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
-    }
-    let endpoint;
-    let body;
-    try {
-      endpoint = endpointOf(config, box);
-      body = buildBody({ ...call, token: input.token }, endpoint.amountUnit);
-    } catch (error) {
-      // A configuration that cannot be opened: the reserve is never sent, and its row says why.
-      await oq.complete(db, [{ ...key, owner, status: 'refused', failures: 0, attempts: 0, next_attempt_at: now, finished_at: now,
-        last_http_status: null, last_code: null, last_error: error instanceof Error ? error.message : String(error) }], []);
-      throw error;
-    }
+    const written = await writeReserve(call, input.token, { owner, until, now }, steps.open);
+    if (!written) return { outcome: 'not_opened' };
+    const { seq, endpoint, body } = written;
     const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;
@@ -150,6 +126,38 @@ export function createReserver(options: ReserverOptions) {
       lease.release();
     }
   };
+
+  /**
+   * Writes the reserve's row first, leased to its sender, so a crash at any point leaves a row the
+   * worker's rescue can finish; the same statement writes the caller's opening and reads the
+   * wallet's configuration. Undefined when the opening wrote nothing (then neither did this).
+   */
+  async function writeReserve(call: ReserveCall, token: string, lease: { owner: string; until: Date; now: Date }, opening?: OpeningSql) {
+    const { owner, until, now } = lease;
+    const written = await insertReserve(db, {
+      tenant_id: call.tenantId, transaction_id: call.transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve',
+      amount: call.amount, bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(token),
+      only_if_reserved: false, placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
+    }, opening);
+    if (!written.opened) return undefined;
+    if (!written.reserve) throw notConfigured(call.tenantId);
+    const { seq, ...config } = written.reserve;
+    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
+    // calls already queued for the bet, so it is refused (and no call is written).
+    if (seq === null) {
+      throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
+    }
+    try {
+      const endpoint = endpointOf(config, box);
+      return { seq, endpoint, body: buildBody({ ...call, token }, endpoint.amountUnit) };
+    } catch (error) {
+      // A configuration that cannot be opened: the reserve is never sent, and its row says why.
+      await oq.complete(db, [{ tenant_id: call.tenantId, transaction_id: call.transactionId, owner, status: 'refused', failures: 0,
+        attempts: 0, next_attempt_at: now, finished_at: now, last_http_status: null, last_code: null,
+        last_error: error instanceof Error ? error.message : String(error) }], []);
+      throw error;
+    }
+  }
 
   /** Records the asks and turns their last answer into the result placement acts on. */
   async function finish<T>(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date,
@@ -227,6 +235,18 @@ export function createReserver(options: ReserverOptions) {
 class LeaseLost extends Error {}
 
 export type Reserve = ReturnType<typeof createReserver>;
+
+/** A reserve as it is written and sent. */
+interface ReserveCall {
+  tenantId: string;
+  transactionId: string;
+  betId: string;
+  userId: string;
+  op: 'reserve';
+  amount: string;
+  bonusFlag: boolean;
+  extra: ReturnType<typeof validateExtra>;
+}
 
 /** What the conditional refund copies from its reserve. */
 interface CallFacts {
