@@ -19,6 +19,7 @@ import { createPool } from '../src/db/pool.ts';
 import { insertBulkBets } from '../test/factories/bulk-bets.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
+import { numbersFromEnv, percentile, round } from './measure.ts';
 import { startServe } from './serve.ts';
 import { benchServices } from './services.ts';
 
@@ -26,9 +27,6 @@ const BETS = Number(process.env.BENCH_BETS ?? 1_000_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const PAGE = 100;
 const CHUNK = 50_000;
-const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const round = (v: number) => Math.round(v * 10) / 10;
 
 /** getBets with every field of the schema. */
 const GET_BETS = `query Bets($input: GetBetsInput!) { getBets(input: $input) {
@@ -106,7 +104,7 @@ async function load(target: Target, backends: () => Promise<number[]>, concurren
   latencies.sort((a, b) => a - b);
   return {
     target: name, concurrency, requests: latencies.length, requests_per_s: Math.round(latencies.length / seconds),
-    p50_ms: round(percentile(latencies, 50)), p99_ms: round(percentile(latencies, 99)), cpu_ms_per_request: cpu,
+    p50_ms: round(percentile(latencies, 50), 1), p99_ms: round(percentile(latencies, 99), 1), cpu_ms_per_request: cpu,
   };
 }
 
@@ -125,7 +123,7 @@ async function main(): Promise<void> {
     }
     await pool.query('VACUUM ANALYZE bets');
     await pool.query('ANALYZE');
-    process.stderr.write(`${BETS} bets written in ${round((performance.now() - t0) / 1000)} s\n`);
+    process.stderr.write(`${BETS} bets written in ${round((performance.now() - t0) / 1000, 1)} s\n`);
     // Pages of 100 random bet ids (a set per request, cycled).
     const { rows } = await pool.query<{ bet_id: string }>('SELECT bet_id FROM bets TABLESAMPLE BERNOULLI (2) LIMIT 20000');
     const sets = Array.from({ length: Math.floor(rows.length / PAGE) }, (_, i) => rows.slice(i * PAGE, (i + 1) * PAGE).map((r) => r.bet_id));
@@ -153,7 +151,7 @@ async function main(): Promise<void> {
     // The database's backends serving this scratch database (the pools' connections).
     const backends = async () => (await pool.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows.map((r) => r.pid);
     const targets: Array<[Target, Request]> = [[{ name: 'graphql', url: serve.url, pid: serve.child.pid! }, graphql], [{ name: 'plain', url: plain.url, pid: plain.child.pid! }, direct]];
-    for (const concurrency of list('BENCH_CONCURRENCY', [1, 8])) {
+    for (const concurrency of numbersFromEnv('BENCH_CONCURRENCY', [1, 8])) {
       for (const [target, request] of targets) {
         const r = await load(target, backends, concurrency, request, full);
         const cpu = r.cpu_ms_per_request;

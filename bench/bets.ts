@@ -18,6 +18,7 @@ import { runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
+import { numbersFromEnv, percentile, round } from './measure.ts';
 import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
@@ -29,9 +30,7 @@ const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id
 interface Run { latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number }
 
 /** A comma-separated list of numbers from the environment (to run some of the rows), else the default. */
-const list = (name: string, fallback: number[]) => (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 
 function catalogFile(dir: string): string {
   const runners = Array.from({ length: 12 }, (_, i) => ({ number: i + 1, name: `Runner ${i + 1}`, win: 3 + i, place: 1.5 }));
@@ -88,9 +87,8 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   await serve.stop();
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
-  const round = (v: number) => Math.round(v * 10) / 10;
-  return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50)),
-    p99_ms: round(percentile(latencies, 99)), delivered_after_s: round(delivered) };
+  return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
+    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1) };
 }
 
 async function main(): Promise<void> {
@@ -107,8 +105,8 @@ async function main(): Promise<void> {
     const imported = await runCli(['catalog', 'import', catalogFile(dir)], env);
     if (imported.code !== 0) throw new Error(imported.stderr);
     const tokens = await Promise.all(Array.from({ length: USERS }, () => idp.token(randomUUID(), { expIn: 7200 })));
-    for (const latency of list('BENCH_LATENCIES', [0, 20])) {
-      for (const concurrency of list('BENCH_CONCURRENCY', [1, 16])) {
+    for (const latency of numbersFromEnv('BENCH_LATENCIES', [0, 20])) {
+      for (const concurrency of numbersFromEnv('BENCH_CONCURRENCY', [1, 16])) {
         const r = await run(env, latency, concurrency, tokens, db);
         process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, confirms delivered after ${r.delivered_after_s} s\n`);
         results.push(r);

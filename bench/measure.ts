@@ -11,6 +11,10 @@ export const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 1
 /** `n` with thousands separators, as the figures are quoted in docs/performance.md. */
 export const fmt = (n: number) => n.toLocaleString('en-US');
 
+/** A comma-separated list of numbers from the environment variable `name` (BENCH_CONCURRENCY=1,8), else `fallback`. */
+export const numbersFromEnv = (name: string, fallback: number[]): number[] =>
+  (process.env[name] ? process.env[name]!.split(',').map(Number) : fallback);
+
 /** The p-th percentile of ascending `sorted` (nearest rank). */
 export function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
