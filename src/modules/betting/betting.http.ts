@@ -9,7 +9,7 @@ import type { BetActions, BetRef } from './bet-actions.ts';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
 const BetParams = Type.Object({
-  tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' }),
+  tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own (any tenant with scope platform)' }),
   bet_id: Type.String({ pattern: UUID, description: 'The bet, a UUID' }),
 });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);

@@ -11,9 +11,9 @@ import type { TenantOverviewService } from './tenant-overview.ts';
 import type { TenantService } from './tenants.service.ts';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const TenantParams = Type.Object({ tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' }) });
+const TenantParams = Type.Object({ tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own (any tenant with scope platform)' }) });
 const ClientParams = Type.Object({
-  tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' }),
+  tenant_id: Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own (any tenant with scope platform)' }),
   client_id: Type.String({ maxLength: 100, description: 'A client of that tenant' }),
 });
 const Text = (description: string, maxLength = 500) => Type.String({ maxLength, description });

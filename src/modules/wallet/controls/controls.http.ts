@@ -9,7 +9,7 @@ import { tenantInReach } from '../../../http/tenant-reach.ts';
 import type { WalletControls } from './controls.service.ts';
 
 const UUID = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
-const TenantId = Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own' });
+const TenantId = Type.String({ pattern: UUID, description: 'The tenant, a UUID: the token\'s own (any tenant with scope platform)' });
 const TenantParams = Type.Object({ tenant_id: TenantId });
 const BetParams = Type.Object({ tenant_id: TenantId, bet_id: Type.String({ pattern: UUID, description: 'A bet of that tenant, a UUID' }) });
 const CallParams = Type.Object({ tenant_id: TenantId, call_id: Type.String({ pattern: UUID, description: 'The call\'s id (its transactionId, a UUID)' }) });
