@@ -123,3 +123,15 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   assert.equal((await call('POST', `${T}/${id}/rotate-secret`)).statusCode, 200, 'the platform may');
   assert.equal((await call('POST', `${T}/${id}/revoke`, undefined, admin.auth)).statusCode, 200, 'a tenant may revoke it');
 });
+
+test('a back-office client granted other tenants: its secret is the platform\'s to replace', async () => {
+  const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
+  const group = (await call('POST', T, { scopes: ['backoffice'] }, admin.auth)).json();
+  assert.equal((await call('POST', `${T}/${group.client_id}/rotate-secret`, undefined, admin.auth)).statusCode, 200, 'no grant yet: its own tenant\'s');
+  const sister = (await call('POST', '/admin/tenants', { name: 'Sister Brand Two' })).json().tenant_id as string;
+  assert.equal((await call('PUT', `/admin/clients/${group.client_id}/grants`, { tenants: [sister] })).statusCode, 200);
+  const refused = await call('POST', `${T}/${group.client_id}/rotate-secret`, undefined, admin.auth);
+  assert.equal(refused.statusCode, 403, refused.body);
+  assert.match(refused.json().detail, /back-office grant/);
+  assert.equal((await call('POST', `${T}/${group.client_id}/rotate-secret`)).statusCode, 200, 'the platform may');
+});

@@ -197,11 +197,14 @@ export function createTenantService({ db }: { db: Pool }) {
       return { client_id: client.client_id, tenant_id: client.tenant_id, granted, tenants: [client.tenant_id, ...granted] };
     },
 
-    /** The client, when it belongs to the tenant (the admin API acts on its own tenant's clients only). */
-    async requireClientOf(tenantId: string, clientId: string): Promise<ClientView> {
-      const row = clientId.includes('\u0000') ? undefined : await q.findClient(db, clientId);
+    /**
+     * The client with the other tenants it is granted, when it belongs to the tenant (the admin API
+     * acts on its own tenant's clients only).
+     */
+    async requireClientOf(tenantId: string, clientId: string): Promise<ClientView & { granted: string[] }> {
+      const row = clientId.includes('\u0000') ? undefined : await q.findClientWithGrants(db, clientId);
       if (!row || row.tenant_id !== tenantId.toLowerCase()) throw new AppError('client_not_found', `no client with id "${clientId.slice(0, 40)}" in this tenant`);
-      return view(row);
+      return { ...view(row), granted: row.granted };
     },
 
     async listClients(tenantId: string): Promise<ClientView[]> {
