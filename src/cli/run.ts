@@ -59,7 +59,7 @@ export function describeError(error: unknown): string {
   if (e?.code === '28P01' || e?.code === '3D000') return 'cannot use the database at DATABASE_URL (authentication failed or no such database)';
   if (!isForeign(error)) return (error as Error).message;
   if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') {
-    process.stderr.write(`${JSON.stringify({ level: 20, time: Date.now(), msg: 'internal error', err: { message: e?.message, code: e?.code, stack: (error as Error)?.stack } })}\n`);
+    createLogger('debug').debug({ err: { message: e?.message, code: e?.code, stack: (error as Error)?.stack } }, 'internal error');
   }
   return 'internal error (run with LOG_LEVEL=debug for details)';
 }
