@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { daysBetween, earliestDate, shiftDate, targetDate } from './redate.ts';
+import { daysBetween, daysToMove, earliestDate, shiftDate, targetDate } from './redate.ts';
 
 test('a target date: today in UTC, or a real YYYY-MM-DD', () => {
   const now = new Date('2026-11-23T16:30:00Z');
@@ -17,4 +17,10 @@ test('dates and timestamps move by whole days, keeping time and offset as writte
   assert.equal(shiftDate('not a date', 5), 'not a date');
   assert.equal(earliestDate(['2024-05-02T01:00:00Z', 7, '2024-05-01T12:00:00+10:00', null]), '2024-05-01');
   assert.equal(earliestDate([]), undefined);
+});
+
+test('the days that move the earliest date to a day: none to move without a date', () => {
+  assert.equal(daysToMove(['2024-05-02T01:00:00Z', '2024-05-01'], '2024-05-04'), 3);
+  assert.equal(daysToMove(['2024-05-01'], '2024-04-30'), -1);
+  assert.equal(daysToMove([undefined, 'no date'], '2026-11-23'), 0);
 });

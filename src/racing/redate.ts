@@ -35,3 +35,9 @@ export function earliestDate(texts: Iterable<unknown>): string | undefined {
   }
   return first;
 }
+
+/** The whole days that move the earliest leading date among the texts to `date` (0 when none has one). */
+export function daysToMove(texts: Iterable<unknown>, date: string): number {
+  const first = earliestDate(texts);
+  return first ? daysBetween(first, date) : 0;
+}

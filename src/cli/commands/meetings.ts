@@ -1,13 +1,12 @@
 // meeting import: registers meetings (and race start times) for the upload deadline (spec 8).
 import type { Command } from 'commander';
 import { parseMeetingsFile, type MeetingInput } from '../../modules/catalogue/catalogue-file.ts';
-import { daysBetween, earliestDate, shiftDate } from '../../racing/redate.ts';
+import { daysToMove, shiftDate } from '../../racing/redate.ts';
 import { dateOption, readText, withRuntime } from '../run.ts';
 
 /** The meetings moved so that the earliest meeting date is `date` (race times move with them). */
 function redated(meetings: MeetingInput[], date: string): { meetings: MeetingInput[]; days: number } {
-  const first = earliestDate(meetings.map((m) => m.date));
-  const days = first ? daysBetween(first, date) : 0;
+  const days = daysToMove(meetings.map((m) => m.date), date);
   return {
     days,
     meetings: meetings.map((m) => ({ ...m, date: shiftDate(m.date, days), races: m.races.map((r) => ({ ...r, start_time: shiftDate(r.start_time, days) })) })),

@@ -8,7 +8,7 @@ import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
 import { BetsFileError, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
-import { daysBetween, earliestDate, shiftDate } from '../../racing/redate.ts';
+import { daysToMove, shiftDate } from '../../racing/redate.ts';
 import { dateOption, describeError, emit, fail, fileError } from '../run.ts';
 
 interface Opts {
@@ -36,8 +36,7 @@ function httpUrl(name: string, raw: string): void {
 
 /** The bets with their `time` moved so that the earliest bet's day is `date`. */
 function redatedBets(bets: FileBet[], date: string): FileBet[] {
-  const first = earliestDate(bets.map((b) => b.bet.time));
-  const days = first ? daysBetween(first, date) : 0;
+  const days = daysToMove(bets.map((b) => b.bet.time), date);
   return bets.map((b) => (typeof b.bet.time === 'string' ? { ...b, bet: { ...b.bet, time: shiftDate(b.bet.time, days) } } : b));
 }
 
