@@ -47,7 +47,8 @@ test('only the outbox module writes wallet_calls (one enqueue function for the r
     .filter((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'))
     .map((f) => ({ f: f.split(path.sep).join('/'), text: readFileSync(path.join(src, f), 'utf8') }));
   const where = (pattern: RegExp) => files.filter(({ text }) => pattern.test(text)).map(({ f }) => f).sort();
-  assert.deepEqual(where(/INSERT INTO wallet_calls\b/), ['modules/wallet/outbox/enqueue-batch.queries.ts', 'modules/wallet/outbox/outbox.queries.ts']);
+  assert.deepEqual(where(/INSERT INTO wallet_calls\b/),
+    ['modules/wallet/outbox/enqueue-batch.queries.ts', 'modules/wallet/outbox/outbox.queries.ts', 'modules/wallet/outbox/placement.queries.ts']);
   assert.deepEqual(where(/\binsertCall\(/), ['modules/wallet/outbox/enqueue.ts', 'modules/wallet/outbox/outbox.queries.ts']);
   assert.deepEqual(where(/\binsertBatch\(/), ['modules/wallet/outbox/enqueue-batch.queries.ts', 'modules/wallet/outbox/enqueue-batch.ts']);
   assert.deepEqual(where(/\bwriteOutboxRow\(/), ['modules/wallet/delivery/reserve.ts', 'modules/wallet/outbox/enqueue.ts']);

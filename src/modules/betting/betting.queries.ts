@@ -67,13 +67,15 @@ export const BET_UPDATES_CHANNEL = 'bet_updates';
 export const BET_UPDATE_NOTIFY = `pg_notify('${BET_UPDATES_CHANNEL}', json_build_object('tenant_id', tenant_id, 'bet_id', bet_id, 'user_id', user_id, 'status', $status)::text)`;
 
 /**
- * Inserts a pending bet with its legs and its first history entry, in one statement (atomic on its
- * own); false when the user's idempotency key is already taken (nothing is written then).
+ * The SQL that stores a pending bet with its legs and its first history entry, as common table
+ * expressions for the statement that writes the bet's reserve (the wallet's ReserveSteps.open):
+ * the last, `opened`, has a row when the bet was stored and none when the user's idempotency key
+ * is already taken (nothing is written then). Announces the pending bet at commit.
  */
-export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[]): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>({
-    name: 'betting_insert_pending',
-    text: `WITH bet AS (
+export function pendingBetSql(bet: NewBet, legs: LegRow[]): { name: string; with: string; values: unknown[] } {
+  return {
+    name: 'betting_pending_bet',
+    with: `bet AS (
         INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
                           original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
         VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
@@ -87,15 +89,15 @@ export async function insertPendingBet(db: Queryable, bet: NewBet, legs: LegRow[
       ), history AS (
         INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, $16, NULL, 'pending', 'placement' FROM bet
         RETURNING 1
-      )
-      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', "'pending'")})::int AS n FROM bet`,
+      ), opened AS (
+        SELECT ${BET_UPDATE_NOTIFY.replace('$status', "'pending'")} AS notified FROM bet
+      )`,
     values: [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
       bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at,
       legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number), legs.map((l) => l.event_id),
       legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
       legs.map((l) => JSON.stringify(l.selections)), legs.map((l) => l.seen_price), legs.map((l) => l.price)],
-  });
-  return rows[0]!.n === 1;
+  };
 }
 
 /** Sets the price taken on some legs of a bet (a price that rose between the check and the taking). */
@@ -152,28 +154,40 @@ export interface Outcome {
   reason: string | null;
 }
 
-/** Moves a pending bet to its outcome; returns false when it was no longer pending. */
-export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string): Promise<boolean> {
-  const { rows } = await db.query<{ n: number }>(
-    `WITH upd AS (
+/**
+ * Moves a pending bet to its outcome and adds the history entry — and for a bet taken, its payout
+ * to the runner's liability (locked already: lockLiabilityWithLimits) — in one statement; returns
+ * the bet as it is now, or undefined when it was no longer pending (nothing is written then). The
+ * next history seq is read in the statement's snapshot: every other writer of a bet's history
+ * moves it out of pending first, under the row lock this update waits for, so none slips in between.
+ */
+export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string,
+  liability?: { key: LiabilityKey; amount: string }): Promise<BetRow | undefined> {
+  const { rows } = await db.query<BetRow>({
+    name: 'betting_settle_placement',
+    text: `WITH upd AS (
         UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
          WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'
-        RETURNING tenant_id, bet_id, user_id, status
+        RETURNING *
+      ), history AS (
+        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
+        SELECT tenant_id, bet_id, (SELECT coalesce(max(seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = $1 AND h.bet_id = $2),
+               $10, 'pending', status, $11, $12::jsonb
+          FROM upd
+      ), liability AS (
+        UPDATE runner_liability SET liability = liability + $17
+         WHERE tenant_id = $1 AND meeting_id = $13 AND race_number = $14 AND runner = $15 AND kind = $16 AND EXISTS (SELECT 1 FROM upd)
       )
-      SELECT count(${BET_UPDATE_NOTIFY.replace('$status', 'status')})::int AS n FROM upd`,
-    [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now],
-  );
-  if (!rows[0]!.n) return false;
-  await addHistory(db, tenantId, betId, 'pending', o.status, cause, o.reasonCode ? { reason_code: o.reasonCode, reason: o.reason } : null, now);
-  return true;
-}
-
-export async function addHistory(db: Queryable, tenantId: string, betId: string, from: string | null, to: string, cause: string, detail: unknown, at: Date): Promise<void> {
-  await db.query(
-    `INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
-     SELECT $1, $2, coalesce(max(seq), 0) + 1, $3, $4, $5, $6, $7 FROM bet_history WHERE tenant_id = $1 AND bet_id = $2`,
-    [tenantId, betId, at, from, to, cause, detail === null ? null : JSON.stringify(detail)],
-  );
+      SELECT *, ${BET_UPDATE_NOTIFY.replace('$status', 'status')} AS notified FROM upd`,
+    values: [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now, cause,
+      o.reasonCode ? JSON.stringify({ reason_code: o.reasonCode, reason: o.reason }) : null,
+      liability?.key.meetingId ?? null, liability?.key.raceNumber ?? null, liability?.key.runner ?? null, liability?.key.kind ?? null,
+      liability?.amount ?? null],
+  });
+  const row = rows[0] as (BetRow & { notified?: unknown }) | undefined;
+  if (!row) return undefined;
+  delete row.notified;
+  return row;
 }
 
 export interface LimitsRow {
@@ -203,20 +217,28 @@ export async function upsertLimits(db: Queryable, tenantId: string, l: LimitsRow
   return rows[0]!;
 }
 
-/** The runner's liability row, locked for this transaction (created at 0 when missing). */
-export async function lockLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }): Promise<string> {
-  const { rows } = await db.query<{ liability: string }>(
-    `INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
-     RETURNING liability`,
-    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
-  );
-  return rows[0]!.liability;
+export interface LiabilityKey {
+  tenantId: string;
+  meetingId: number;
+  raceNumber: number;
+  runner: number;
+  kind: string;
 }
 
-export async function addLiability(db: Queryable, key: { tenantId: string; meetingId: number; raceNumber: number; runner: number; kind: string }, amount: string): Promise<void> {
-  await db.query(
-    'UPDATE runner_liability SET liability = liability + $6 WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = $3 AND runner = $4 AND kind = $5',
-    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind, amount],
-  );
+/**
+ * The runner's liability row, locked for this transaction (created at 0 when missing), and the
+ * tenant's limits (null when it has none), in one statement.
+ */
+export async function lockLiabilityWithLimits(db: Queryable, key: LiabilityKey): Promise<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }> {
+  const { rows } = await db.query<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }>({
+    name: 'betting_lock_liability_with_limits',
+    text: `WITH l AS (
+        INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
+        ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
+        RETURNING liability
+      )
+      SELECT l.liability, t.max_stake, t.max_payout, t.max_runner_liability FROM l LEFT JOIN tenant_limits t ON t.tenant_id = $1`,
+    values: [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
+  });
+  return rows[0]!;
 }

@@ -1,10 +1,11 @@
-// Bet placement (docs/betting.md): checked against the catalogue → stored pending → the stake
-// reserved on the operator's wallet → accepted by the tenant's limits (all, part or none) → in ONE
-// transaction with the bet's outcome, confirm of the accepted amount or refundBet of the whole.
-// A placement that dies after the reserve leaves the bet pending; the wallet's placement guard
+// Bet placement (docs/betting.md): checked against the catalogue → stored pending (with the
+// reserve's outbox row) → the stake reserved on the operator's wallet → accepted by the tenant's
+// limits (all, part or none) → in ONE transaction, the one that records the reserve's success, with
+// the bet's outcome, confirm of the accepted amount or refundBet of the whole. A placement that
+// dies after the reserve leaves the bet pending and the reserve leased to it; the wallet's rescue
 // releases the reservation, and the bet reads as rejected (placement_interrupted) afterwards.
 import { randomUUID } from 'node:crypto';
-import { withTransaction, type Pool } from '../../db/pool.ts';
+import type { Pool } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
@@ -16,7 +17,7 @@ import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import { takeBet } from './take-bet.ts';
-import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput } from './placement.ts';
+import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
 
 /** A signed-in frontend user, as user authentication hands it over. */
@@ -55,6 +56,27 @@ function betKey(items: unknown[]): { createdAt: string; betId: string } | undefi
   return { createdAt, betId };
 }
 
+/** The bet and its legs as placement stores them, pending, from the priced input. */
+function newBet(user: BettingUser, input: PlaceBetInput, priced: Priced, channel: Channel, now: Date): { bet: q.NewBet; legs: q.LegRow[] } {
+  const bet: q.NewBet = {
+    tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
+    idempotency_key: input.idempotencyKey, request_hash: priced.requestHash, kind: priced.kind, stake: dollars(priced.stakeCents),
+    combinations: priced.combinations, original_percentage: priced.percentage, original_odds: oddsText(priced.seenOdds),
+    boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
+    created_at: now,
+  };
+  const legs: q.LegRow[] = input.legs.map((l, i) => {
+    const race = priced.races[i]!;
+    return {
+      leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
+      event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
+      selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
+      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
+    };
+  });
+  return { bet, legs };
+}
+
 /** A limit in dollars ("50", "2500.00"), null to remove it; undefined keeps the current one. */
 export interface LimitsInput {
   maxStake?: string | null;
@@ -83,10 +105,10 @@ export function createBettingService(deps: BettingDeps) {
   async function expireInterrupted(bet: q.BetRow): Promise<q.BetRow> {
     const now = clock();
     if (now.getTime() - bet.created_at.getTime() < deps.interruptedAfterMs) return bet;
-    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
-      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted'));
-    return (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
+      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted');
+    return settled ?? (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
   }
 
   /** The same key again: the same bet when the body is the same (waiting while it is in flight). */
@@ -103,59 +125,69 @@ export function createBettingService(deps: BettingDeps) {
     }
   }
 
-  async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<void> {
-    await withTransaction(db, (tx) => q.settlePlacement(tx, bet.tenant_id, bet.bet_id, {
+  /** Rejects a bet still pending; the bet as stored afterwards (undefined when it was never stored). */
+  async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<q.BetRow | undefined> {
+    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
       status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null, reasonCode: code, reason,
-    }, clock(), code));
+    }, clock(), code);
+    return settled ?? q.findBet(db, bet.tenant_id, bet.bet_id);
   }
 
   async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
     const { kind, stakeCents } = checkInput(input);
-    const replayed = await replay(user, input, requestHash(input));
-    if (replayed) return replayed;
-    const priced = await priceBet(deps.catalogue, input, kind, stakeCents);
-    const now = clock();
-    const bet: q.NewBet = {
-      tenant_id: user.tenantId, bet_id: randomUUID(), user_id: user.userId, ticket_id: randomUUID(),
-      idempotency_key: input.idempotencyKey, request_hash: priced.requestHash, kind, stake: dollars(stakeCents),
-      combinations: priced.combinations, original_percentage: priced.percentage, original_odds: oddsText(priced.seenOdds),
-      boxed: input.boxed === true, bonus: input.bonus === true, medium: channel.medium ?? 'internet', ip_address: channel.ip ?? null,
-      created_at: now,
-    };
-    const legs: q.LegRow[] = input.legs.map((l, i) => {
-      const race = priced.races[i]!;
-      return {
-        leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
-        event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
-        selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
-        price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
-      };
-    });
-    if (!(await q.insertPendingBet(db, bet, legs))) {
-      return (await replay(user, input, priced.requestHash))!; // a concurrent request with the same key won
+    let priced;
+    try {
+      priced = await priceBet(deps.catalogue, input, kind, stakeCents);
+    } catch (error) {
+      // A replay is answered whatever the catalogue says now (the key is checked again at the insert).
+      const replayed = await replay(user, input, requestHash(input));
+      if (replayed) return replayed;
+      throw error;
     }
+    const { bet, legs } = newBet(user, input, priced, channel, clock());
+    return (await reserveAndTake(user, input, priced, bet, legs)) ?? (await replay(user, input, priced.requestHash))!;
+  }
+
+  /**
+   * The pending bet is stored by the statement that writes its reserve's row, and taken in the
+   * transaction that records the reserve's success: two transactions a placement. Undefined when
+   * the user's idempotency key was taken meanwhile (a concurrent request with the same key won).
+   */
+  async function reserveAndTake(user: BettingUser, input: PlaceBetInput, priced: Priced, bet: q.NewBet, legs: q.LegRow[]): Promise<BetView | undefined> {
+    let taking = false;
     let reserved;
     try {
       reserved = await deps.wallet.reserve({
         tenantId: user.tenantId, betId: bet.bet_id, userId: user.userId, amount: bet.stake, bonusFlag: bet.bonus,
         token: user.token, metadata: user.metadata,
+      }, {
+        open: q.pendingBetSql(bet, legs),
+        take: (tx, queueNext) => {
+          taking = true;
+          return takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock }, tx, queueNext, bet, legs, input, priced);
+        },
       });
     } catch (error) {
+      // The accepting transaction failed and rolled back the reserve's record: the bet stays pending
+      // (read as interrupted later) and the rescue releases the reservation.
+      if (taking) throw error;
       // Nothing reached the wallet (no configuration, or one that cannot be opened): not taken.
       const reason = error instanceof AppError ? error.message : 'the operator wallet could not be called';
-      await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+      const rejected = await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
+      if (!rejected) throw error; // the bet itself was never stored
+      return view(rejected, legs);
     }
-    if (reserved.outcome === 'rejected') {
-      await rejectPending(bet, 'wallet_refused', reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`);
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+    switch (reserved.outcome) {
+      case 'not_opened':
+        return undefined;
+      case 'rejected':
+        return view((await rejectPending(bet, 'wallet_refused',
+          reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`))!, legs);
+      case 'unknown':
+        return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
+      case 'reserved':
+        return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
     }
-    if (reserved.outcome === 'unknown') {
-      await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released');
-      return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
-    }
-    const taken = await takeBet({ db, catalogue: deps.catalogue, wallet: deps.wallet, reporting: deps.reporting, clock }, bet, legs, input, priced);
-    return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, taken);
   }
 
   return {

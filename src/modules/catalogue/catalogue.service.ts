@@ -151,8 +151,8 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
     async getRace(meetingId: number, raceNumber: number, options: { tx?: Queryable; lock?: boolean } = {}): Promise<RaceView | undefined> {
       if (options.lock && !options.tx) throw new TypeError('getRace: lock needs the caller\'s transaction (tx)');
       const on = options.tx ?? db;
-      const race = await rq.getRace(on, meetingId, raceNumber, options.lock ? 'share' : undefined);
-      return race && raceView(race, await rq.getRunners(on, meetingId, raceNumber));
+      const found = await rq.getRaceWithRunners(on, meetingId, raceNumber, options.lock ? 'share' : undefined);
+      return found && raceView(found.race, found.runners);
     },
 
     /** getRace, or race_not_found. */

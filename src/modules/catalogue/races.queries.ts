@@ -46,6 +46,33 @@ export async function getRace(db: Queryable, meetingId: number, raceNumber: numb
   return rows[0];
 }
 
+/**
+ * The race, its meeting and its runners in one statement: one row per runner (the race's columns
+ * repeated), `lock` as getRace (the race row alone is locked, once). A race without runners is one
+ * row with the runner's columns null.
+ */
+export async function getRaceWithRunners(db: Queryable, meetingId: number, raceNumber: number, lock?: keyof typeof LOCKS): Promise<{ race: RaceRow; runners: RunnerRow[] } | undefined> {
+  const { rows } = await db.query<RaceRow & { [K in keyof RunnerRow]: RunnerRow[K] | null }>({
+    name: `catalogue_race_with_runners${lock ? `_${lock}` : ''}`,
+    text: `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
+            r.start_time, r.status, r.products, u.runner_number, u.name, u.scratched, u.scratched_at, u.win_price, u.place_price,
+            u.win_deduction, u.place_deduction
+     FROM (SELECT * FROM race_starts r WHERE r.meeting_id = $1 AND r.race_number = $2 ${lock ? LOCKS[lock] : ''}) r
+       JOIN meetings m ON m.meeting_id = r.meeting_id
+       LEFT JOIN runners u ON u.meeting_id = r.meeting_id AND u.race_number = r.race_number
+     ORDER BY u.runner_number`,
+    values: [meetingId, raceNumber],
+  });
+  const first = rows[0];
+  if (!first) return undefined;
+  const { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products } = first;
+  const runners = rows.filter((row) => row.runner_number !== null).map((row) => ({
+    runner_number: row.runner_number!, name: row.name!, scratched: row.scratched!, scratched_at: row.scratched_at, win_price: row.win_price,
+    place_price: row.place_price, win_deduction: row.win_deduction, place_deduction: row.place_deduction,
+  }));
+  return { race: { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products }, runners };
+}
+
 export async function getRunners(db: Queryable, meetingId: number, raceNumber: number, runner?: number): Promise<RunnerRow[]> {
   const { rows } = await db.query<RunnerRow>(
     `SELECT runner_number, name, scratched, scratched_at, win_price, place_price, win_deduction, place_deduction

@@ -12,10 +12,14 @@ import { withTransaction, type Pool, type Tx } from '../../../db/pool.ts';
 import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { buildBody, requireUuid, validateExtra, type ReserveMetadata } from '../../../wallet-protocol/operations.ts';
 import type { Attempt, WalletHttp } from './http-client.ts';
-import { loadEndpoint } from '../config/wallet-config.service.ts';
+import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
-import { writeOutboxRow } from '../outbox/enqueue.ts';
+import {
+  notConfigured, recordAndEnqueueNext, writeOutboxRow, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
+} from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
+import { insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
+import { holdLease } from './reserve-lease.ts';
 import { attemptRecord } from './outcome.ts';
 import { laterCalls, type CallRow } from '../outbox/outbox.queries.ts';
 
@@ -31,13 +35,33 @@ export interface ReserveInput {
   metadata: ReserveMetadata;
 }
 
-export type ReserveResult =
-  /** The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction. */
-  | { outcome: 'reserved'; transactionId: string }
+export type ReserveResult<T = undefined> =
+  /** The caller's opening (ReserveSteps.open) wrote nothing: neither was the reserve written nor sent. */
+  | { outcome: 'not_opened' }
+  /**
+   * The wallet holds the funds: take the bet, and queue confirm (or refundBet) in its transaction.
+   * With a `take` step the bet was taken already: `taken` is what it returned.
+   */
+  | { outcome: 'reserved'; transactionId: string; taken: T | undefined }
   /** The wallet refused (a 4xx, e.g. insufficient funds or an invalid token), or was never reached: do not take the bet. */
   | { outcome: 'rejected'; transactionId: string; httpStatus: number | null; code?: string; message?: string }
   /** No certain answer: do not take the bet; a conditional refundBet is queued (see above). */
   | { outcome: 'unknown'; transactionId: string; error: string; refundQueued: true };
+
+/**
+ * What placement does in the reserve's own statements, so that a placement costs two transactions.
+ * `open` is SQL of the caller's own writes, run first in the statement (its own transaction) that
+ * writes the reserve's row (placement stores its pending bet so): see OpeningSql. `take` runs in
+ * the transaction that records a successful reserve: `queueNext` queues the bet's next call
+ * (confirm, or refundBet of the whole) with the record itself, so no instant exists with the
+ * reserve recorded and nothing queued behind it. A `take` that throws rolls the record back: the
+ * reserve stays leased to its dead sender, and the rescue asks again and refunds it
+ * (rescueOrphanedReserves), as after a crash.
+ */
+export interface ReserveSteps<T> {
+  open?: OpeningSql;
+  take?: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>;
+}
 
 export interface ReserverOptions {
   db: Pool;
@@ -54,41 +78,18 @@ export interface ReserverOptions {
   backoffMs?: (attempt: number) => number;
 }
 
-/**
- * Holds the lease of the reserve row while placement asks the wallet: renewed every third of the
- * lease, so a crash is noticed (and the reserve rescued) within one lease however long the asks
- * take. `stop` fires when the lease is lost or could run out before the next renewal: from then
- * on the rescue owns the call, and this caller must not send it again.
- */
-function holdLease(db: Pool, key: { tenant_id: string; transaction_id: string; owner: string }, until: Date, leaseMs: number, clock: () => Date) {
-  const stop = new AbortController();
-  const every = Math.max(200, Math.floor(leaseMs / 3));
-  let leaseUntil = until.getTime();
-  const timer = setInterval(() => {
-    const now = clock().getTime();
-    if (leaseUntil - now <= every) return stop.abort('lease about to run out: it could not be renewed');
-    const until = now + leaseMs;
-    oq.renewLeases(db, [key], new Date(until)).then((renewed) => {
-      if (renewed.size) leaseUntil = until;
-      else stop.abort('lease lost: the reserve was taken over by the rescue');
-    }, () => undefined); // a failed renewal shows up as a lease about to run out
-  }, every);
-  return { signal: stop.signal, release: () => clearInterval(timer) };
-}
-
 export function createReserver(options: ReserverOptions) {
   const { db, box, http, retries, metrics } = options;
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
 
-  return async function reserve(input: ReserveInput): Promise<ReserveResult> {
+  return async function reserve<T = undefined>(input: ReserveInput, steps: ReserveSteps<T> = {}): Promise<ReserveResult<T>> {
     const tenantId = requireUuid(input.tenantId, 'tenantId');
-    const endpoint = await loadEndpoint(db, box, tenantId);
     const owner = `reserve/${randomUUID()}`;
     const now = clock();
     const transactionId = randomUUID();
     const key = { tenant_id: tenantId, transaction_id: transactionId };
-    const call = {
+    const call: ReserveCall = {
       tenantId,
       transactionId,
       betId: requireUuid(input.betId, 'betId'),
@@ -98,19 +99,10 @@ export function createReserver(options: ReserverOptions) {
       bonusFlag: input.bonusFlag,
       extra: validateExtra('reserve', { metadata: input.metadata }),
     };
-    const body = buildBody({ ...call, token: input.token }, endpoint.amountUnit);
-    // The row is written first, leased to this caller, so a crash at any point leaves a row the
-    // worker's rescue can finish.
     const until = new Date(now.getTime() + options.leaseMs);
-    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
-    // calls already queued for the bet, so it is refused (and nothing is written).
-    const { seq } = await withTransaction(db, async (tx) => {
-      const written = await writeOutboxRow(tx, { ...call, secretEnc: box.seal(input.token), now, lease: { owner, until } });
-      if (written.seq !== 1) {
-        throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
-      }
-      return written;
-    });
+    const written = await writeReserve(call, input.token, { owner, until, now }, steps.open);
+    if (!written) return { outcome: 'not_opened' };
+    const { seq, endpoint, body } = written;
     const lease = holdLease(db, { ...key, owner }, until, options.leaseMs, clock);
     const attempts: Attempt[] = [];
     let last: Attempt;
@@ -122,20 +114,54 @@ export function createReserver(options: ReserverOptions) {
         if (last.verdict !== 'retry' || ask >= retries || lease.signal.aborted) break;
         await new Promise((resolve) => setTimeout(resolve, backoff(ask)));
       }
-      lease.release();
       if (lease.signal.aborted) {
         // The rescue owns the call now: it asks again and queues the conditional refund.
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
         return { outcome: 'unknown', transactionId, error: `${last.error ?? `HTTP ${last.httpStatus}`}; ${String(lease.signal.reason)}`, refundQueued: true };
       }
-      return await finish({ ...call, seq }, owner, attempts, last, now);
+      // The lease is still renewed while the answer is recorded: a slow `take` step (a race's lock
+      // held by a status change) keeps the reserve, which the record then moves only if still ours.
+      return await finish({ ...call, seq }, owner, attempts, last, now, steps);
     } finally {
       lease.release();
     }
   };
 
+  /**
+   * Writes the reserve's row first, leased to its sender, so a crash at any point leaves a row the
+   * worker's rescue can finish; the same statement writes the caller's opening and reads the
+   * wallet's configuration. Undefined when the opening wrote nothing (then neither did this).
+   */
+  async function writeReserve(call: ReserveCall, token: string, lease: { owner: string; until: Date; now: Date }, opening?: OpeningSql) {
+    const { owner, until, now } = lease;
+    const written = await insertReserve(db, {
+      tenant_id: call.tenantId, transaction_id: call.transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve',
+      amount: call.amount, bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(token),
+      only_if_reserved: false, placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
+    }, opening);
+    if (!written.opened) return undefined;
+    if (!written.reserve) throw notConfigured(call.tenantId);
+    const { seq, ...config } = written.reserve;
+    // A reserve opens its bet's sequence: a second one would be sent at once, beside or ahead of
+    // calls already queued for the bet, so it is refused (and no call is written).
+    if (seq === null) {
+      throw new AppError('wallet_bet_has_calls', `bet ${call.betId} already has wallet calls: a reserve must be its first (use a new betId)`);
+    }
+    try {
+      const endpoint = endpointOf(config, box);
+      return { seq, endpoint, body: buildBody({ ...call, token }, endpoint.amountUnit) };
+    } catch (error) {
+      // A configuration that cannot be opened: the reserve is never sent, and its row says why.
+      await oq.complete(db, [{ tenant_id: call.tenantId, transaction_id: call.transactionId, owner, status: 'refused', failures: 0,
+        attempts: 0, next_attempt_at: now, finished_at: now, last_http_status: null, last_code: null,
+        last_error: error instanceof Error ? error.message : String(error) }], []);
+      throw error;
+    }
+  }
+
   /** Records the asks and turns their last answer into the result placement acts on. */
-  async function finish(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date): Promise<ReserveResult> {
+  async function finish<T>(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date,
+    steps: ReserveSteps<T>): Promise<ReserveResult<T>> {
     const { tenantId, transactionId } = call;
     const key = { tenant_id: tenantId, transaction_id: transactionId };
     const records = attempts.map((a, i) => attemptRecord(key, i + 1, a, owner));
@@ -145,16 +171,16 @@ export function createReserver(options: ReserverOptions) {
       last_error: last.error ?? last.message ?? null,
     };
     if (last.verdict === 'success') {
-      const moved = await withTransaction(db, async (tx) => {
-        const rows = await oq.complete(tx, [{ ...base, status: 'delivered', next_attempt_at: now, finished_at: end }], records);
-        // The placement guard: released when placement queues the bet's next call in time, sent
-        // otherwise, so a placement that dies now leaves no user money held (docs/wallet.md).
-        if (rows.length) await queueConditionalRefund(tx, call, end, new Date(end.getTime() + options.placementWindowMs));
-        return rows;
-      });
-      if (moved.length) {
+      const delivered = { ...base, status: 'delivered' as const, next_attempt_at: now, finished_at: end };
+      const moved = await withTransaction(db, (tx) => recordSuccess(tx, { ...call, result: delivered, attempts: records }, end, steps))
+        .catch(async (error: unknown) => {
+          if (!(error instanceof LeaseLost)) throw error;
+          await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
+          return undefined;
+        });
+      if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
-        return { outcome: 'reserved', transactionId };
+        return { outcome: 'reserved', transactionId, taken: moved.taken };
       }
       // The lease ran out just before: the rescue already queued a refund, so the bet must not be taken.
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
@@ -177,9 +203,50 @@ export function createReserver(options: ReserverOptions) {
     metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
     return { outcome: 'unknown', transactionId, error: last.error ?? last.message ?? `HTTP ${last.httpStatus}`, refundQueued: true };
   }
+
+  /**
+   * The transaction that records the reserve's success. With a `take` step, the record is written
+   * by the statement that queues the bet's next call (recordAndEnqueueNext). Without one, or if
+   * `take` queued nothing, the placement guard is queued: released when placement queues that
+   * call in time and sent otherwise, so a placement that dies now leaves no user money held
+   * (docs/wallet.md). Undefined, or LeaseLost thrown once `take` has run, when the lease was lost.
+   */
+  async function recordSuccess<T>(tx: Tx, reserve: RecordedReserve & CallFacts, end: Date, steps: ReserveSteps<T>): Promise<{ taken: T | undefined } | undefined> {
+    let queued = false;
+    const taken = await steps.take?.(tx, async (next) => {
+      if (queued) throw new AppError('bad_request', `bet ${reserve.betId}: only one call is queued in the transaction of its reserve`);
+      queued = true;
+      const enqueued = await recordAndEnqueueNext(tx, reserve, next, clock());
+      if (!enqueued) throw new LeaseLost();
+      return enqueued;
+    });
+    if (queued) return { taken };
+    const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
+    if (!rows.length) {
+      if (steps.take) throw new LeaseLost(); // roll back what `take` wrote
+      return undefined;
+    }
+    await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
+    return { taken };
+  }
 }
 
+/** The sender's lease of the reserve was lost before its success was recorded: the rescue owns it. */
+class LeaseLost extends Error {}
+
 export type Reserve = ReturnType<typeof createReserver>;
+
+/** A reserve as it is written and sent. */
+interface ReserveCall {
+  tenantId: string;
+  transactionId: string;
+  betId: string;
+  userId: string;
+  op: 'reserve';
+  amount: string;
+  bonusFlag: boolean;
+  extra: ReturnType<typeof validateExtra>;
+}
 
 /** What the conditional refund copies from its reserve. */
 interface CallFacts {

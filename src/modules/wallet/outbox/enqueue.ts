@@ -7,7 +7,8 @@ import { AppError } from '../../../errors.ts';
 import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from '../../../wallet-protocol/operations.ts';
 import type { BetMetadata } from '../../../wallet-protocol/bet-metadata.ts';
-import { insertCall, releasePlacementGuard, reserveStatus } from './outbox.queries.ts';
+import { insertCall, releasePlacementGuard, reserveStatus, type AttemptRecord, type CallResult } from './outbox.queries.ts';
+import { recordReserveAndQueueNext } from './placement.queries.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -90,6 +91,39 @@ export async function enqueueWalletCall(tx: Queryable, input: WalletCallInput, o
   // has gone out, the reservation is being released and the bet cannot be taken.
   if (await releasePlacementGuard(tx, call.tenantId, call.betId, call.now) === 'fired') throw reservationReleased(call.betId);
   return writeOutboxRow(tx, call);
+}
+
+/** A reserve whose success is recorded in the caller's transaction (delivery/reserve.ts). */
+export interface RecordedReserve {
+  tenantId: string;
+  betId: string;
+  userId: string;
+  amount: string;
+  bonusFlag: boolean;
+  result: CallResult & { status: 'delivered' };
+  attempts: AttemptRecord[];
+}
+
+/**
+ * Records a reserve's success and queues the bet's next call behind it, in one statement of the
+ * caller's transaction. Neither of enqueueWalletCall's reads is needed: the reserve is delivered
+ * as of this statement, and its placement guard is written here, already released, with the call.
+ * Undefined when the sender's lease of the reserve was lost: then only its attempts are recorded.
+ */
+export async function recordAndEnqueueNext(tx: Queryable, reserve: RecordedReserve, input: WalletCallInput, now: Date): Promise<EnqueuedCall | undefined> {
+  if (input.tenantId !== reserve.tenantId || input.betId !== reserve.betId) {
+    throw new AppError('bad_request', `the call after the reserve of bet ${reserve.betId} must be for that bet`);
+  }
+  const call = durableCall(input, now);
+  const { recorded, seq } = await recordReserveAndQueueNext(tx, {
+    reserve: reserve.result, attempts: reserve.attempts, bet_id: call.betId, user_id: call.userId,
+    guard_transaction_id: randomUUID(), reserve_amount: reserve.amount, reserve_bonus_flag: reserve.bonusFlag,
+    transaction_id: call.transactionId, op: call.op, amount: call.amount, bonus_flag: call.bonusFlag,
+    extra: call.extra as Record<string, unknown>, now,
+  });
+  if (!recorded) return undefined;
+  if (seq === null) throw notConfigured(call.tenantId); // rolls the record back: the reserve must not stay unanswered
+  return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
 }
 
 export type DurableCall = OutboxRow & { op: DurableOperation };

@@ -146,9 +146,11 @@ export interface ClaimInput {
 }
 
 export async function claim(db: Queryable, c: ClaimInput): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>('SELECT * FROM wallet_claim($1, $2, $3, $4, $5, $6)', [
-    c.tenantId, c.now, c.max, c.limit, c.owner, c.leaseUntil,
-  ]);
+  const { rows } = await db.query<CallRow>({
+    name: 'wallet_claim',
+    text: 'SELECT * FROM wallet_claim($1, $2, $3, $4, $5, $6)',
+    values: [c.tenantId, c.now, c.max, c.limit, c.owner, c.leaseUntil],
+  });
   return rows;
 }
 
@@ -178,8 +180,9 @@ const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key])
  * still recorded. Returns the calls that moved.
  */
 export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string }[]> {
-  const { rows } = await db.query<{ tenant_id: string; transaction_id: string }>(
-    `WITH a AS (
+  const { rows } = await db.query<{ tenant_id: string; transaction_id: string }>({
+    name: 'wallet_complete',
+    text: `WITH a AS (
        INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
                                          outcome, response_body, error, worker)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::int[],
@@ -197,7 +200,7 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
       WHERE c.tenant_id = r.tenant_id AND c.transaction_id = r.transaction_id
         AND c.status = 'sending' AND c.lease_owner = r.owner
       RETURNING c.tenant_id, c.transaction_id`,
-    [
+    values: [
       col(attempts, 'tenant_id'), col(attempts, 'transaction_id'), col(attempts, 'attempt'), col(attempts, 'started_at'),
       col(attempts, 'duration_ms'), col(attempts, 'http_status'), col(attempts, 'outcome'), col(attempts, 'response_body'),
       col(attempts, 'error'), col(attempts, 'worker'),
@@ -205,7 +208,7 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
       col(results, 'failures'), col(results, 'attempts'), col(results, 'next_attempt_at'), col(results, 'finished_at'),
       col(results, 'last_http_status'), col(results, 'last_code'), col(results, 'last_error'),
     ],
-  );
+  });
   return rows;
 }
 

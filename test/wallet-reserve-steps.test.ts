@@ -1,0 +1,119 @@
+// The reserve's steps (docs/wallet.md, Reserve): placement stores its bet in the transaction that
+// writes the reserve's row (`open`), and takes it in the one that records the reserve's success
+// (`take`), queueing the bet's next call there. Whatever step fails, no user money stays held.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+
+const LEASE_MS = 3000;
+let f: WalletFixture;
+before(async () => {
+  f = await walletFixture({ settings: { WAGERLINE_WALLET_LEASE_MS: LEASE_MS } });
+});
+after(() => f.close());
+
+const opening = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
+
+function bet() {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  const input = { tenantId: f.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) };
+  const confirm = { tenantId: f.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } };
+  return { betId, userId, input, confirm };
+}
+
+const statuses = async (betId: string) => (await f.wallet.callsOfBet(betId)).calls.map((c) => [c.op, c.status]);
+const sentOf = (betId: string) => f.sandbox.requests().filter((r) => (r.body as { betId?: string }).betId === betId).map((r) => r.op);
+
+test('take queues confirm in the transaction that records the reserve: the guard is written released', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => (await queueNext(b.confirm)).seq,
+  });
+  assert.equal(result.outcome, 'reserved');
+  assert.equal(result.outcome === 'reserved' && result.taken, 3, 'reserve, its guard, then confirm');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'skipped'], ['confirm', 'pending']]);
+  await f.worker.drain();
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'skipped'], ['confirm', 'delivered']]);
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
+  assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
+});
+
+test('open is SQL run first in the statement of the reserve\'s row, its parameters before the reserve\'s', async () => {
+  const b = bet();
+  const other = randomUUID();
+  // A write of the caller's own (here: a row of another bet), with parameters $1 and $2 of its own.
+  const write = 'opened AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq) VALUES ($1, $2, 7) RETURNING 1)';
+  const result = await f.wallet.reserve(b.input, { open: { name: 'test_write', with: write, values: [f.tenantId, other] } });
+  assert.equal(result.outcome, 'reserved');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
+  const { rows } = await f.db.pool.query('SELECT bet_id, last_seq FROM wallet_bet_sequences WHERE bet_id = ANY ($1::uuid[]) ORDER BY last_seq', [[b.betId, other]]);
+  assert.deepEqual(rows, [{ bet_id: b.betId, last_seq: 2 }, { bet_id: other, last_seq: 7 }]);
+});
+
+test('open that writes nothing: neither is the reserve written nor sent', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, { open: { name: 'test_nothing', with: 'opened AS (SELECT 1 WHERE $1::bool)', values: [false] } });
+  assert.deepEqual(result, { outcome: 'not_opened' });
+  assert.deepEqual(await statuses(b.betId), []);
+  assert.deepEqual(sentOf(b.betId), []);
+});
+
+test('open that fails: nothing is written or sent', async () => {
+  const b = bet();
+  await assert.rejects(f.wallet.reserve(b.input, { open: { name: 'test_fails', with: 'opened AS (SELECT 1 / $1::int)', values: [0] } }), /division by zero/);
+  assert.deepEqual(await statuses(b.betId), []);
+  assert.deepEqual(sentOf(b.betId), []);
+});
+
+test('take throws after the wallet reserved: the record rolls back, and the rescue releases the funds', async () => {
+  const b = bet();
+  await assert.rejects(f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      await queueNext(b.confirm);
+      throw new Error('the bet could not be taken');
+    },
+  }), /could not be taken/);
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'nothing of the taking is left');
+  assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' }, 'held until the lease runs out');
+  f.clock.advance(LEASE_MS + 1);
+  await f.worker.drain();
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.ok(!sentOf(b.betId).includes('confirm'));
+  assert.deepEqual(await f.sandbox.balances(b.userId), opening);
+});
+
+test('a take that queues nothing leaves the placement guard pending, as a plain reserve does', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, { take: async () => 'nothing queued' });
+  assert.equal(result.outcome === 'reserved' && result.taken, 'nothing queued');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
+  const [guard] = (await f.db.pool.query('SELECT placement_guard, next_attempt_at > now() AS later FROM wallet_calls WHERE bet_id = $1 AND seq = 2', [b.betId])).rows;
+  assert.deepEqual(guard, { placement_guard: true, later: true });
+});
+
+test('take may queue one call only: a second is refused and the whole record rolls back', async () => {
+  const b = bet();
+  await assert.rejects(f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      await queueNext(b.confirm);
+      await queueNext(b.confirm);
+    },
+  }), /only one call is queued/);
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']]);
+});
+
+test('the lease lost while taking: what take wrote rolls back, the answer is unknown, the attempts are kept', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      // The rescue took the call over meanwhile (as after a lease that ran out).
+      await f.db.pool.query("UPDATE wallet_calls SET lease_owner = 'rescue' WHERE bet_id = $1", [b.betId]);
+      await queueNext(b.confirm);
+    },
+  });
+  assert.equal(result.outcome, 'unknown');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'no confirm, no guard: the rescue owns the reserve');
+  assert.equal((await f.attempts(result.transactionId)).length, 1);
+});
