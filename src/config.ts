@@ -91,6 +91,7 @@ export const SETTINGS = {
   WAGERLINE_WALLET_WORKER: setting(oneOf('on', 'off'), 'Whether serve runs the wallet delivery worker.', 'on'),
   WAGERLINE_WALLET_POLL_MS: setting(integer(50, 600000), 'How often the wallet worker looks for due calls besides LISTEN/NOTIFY wake-ups (retries, expired leases).', '1000'),
   WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: setting(integer(1000, 3600000), 'After a successful reserve, how long placement has to queue the bet\'s next call (confirm or refundBet) before the reservation is released with a refundBet.', '60000'),
+  WAGERLINE_PLACEMENT_LOCK_TIMEOUT_MS: setting(integer(100, 60000), 'Longest a placement waits, once the wallet reserved its stake, for a race locked by a change (a scratching, a status); past it the bet is rejected (race_busy) and the stake returned.', '5000'),
   WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
   WAGERLINE_SETTLEMENT_BATCH: setting(integer(1, 100000), 'Bets settled per transaction when a race is settled.', '1000'),
   WAGERLINE_SETTLEMENT_POLL_MS: setting(integer(50, 600000), 'How often serve looks for races queued for settlement (results through the admin API, settlements a stopped process left half-way).', '1000'),

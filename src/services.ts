@@ -74,7 +74,9 @@ export function createServices(deps: ServiceDeps) {
       registers: [deps.registry], collect() { this.set(betUpdates.subscribers()); },
     });
   }
-  const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs, updates: betUpdates });
+  // A take starts early enough to commit before its bet could read as interrupted (take-bet.ts).
+  const take = { startWithinMs: interruptedAfterMs - config.WAGERLINE_WALLET_LEASE_MS, lockTimeoutMs: config.WAGERLINE_PLACEMENT_LOCK_TIMEOUT_MS };
+  const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs, take, updates: betUpdates });
   const settlement = createSettlementService({ db, clock, catalogue, wallet, reporting: intake, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
   const bets = createBetActions({ db, clock, wallet, reporting: intake });
   // The back-office reads bets through the betting module, and decides who sees which tenants.

@@ -51,7 +51,7 @@ test('only the outbox module writes wallet_calls (one enqueue function for the r
     ['modules/wallet/outbox/enqueue-batch.queries.ts', 'modules/wallet/outbox/outbox.queries.ts', 'modules/wallet/outbox/placement.queries.ts']);
   assert.deepEqual(where(/\binsertCall\(/), ['modules/wallet/outbox/enqueue.ts', 'modules/wallet/outbox/outbox.queries.ts']);
   assert.deepEqual(where(/\binsertBatch\(/), ['modules/wallet/outbox/enqueue-batch.queries.ts', 'modules/wallet/outbox/enqueue-batch.ts']);
-  assert.deepEqual(where(/\bwriteOutboxRow\(/), ['modules/wallet/delivery/reserve.ts', 'modules/wallet/outbox/enqueue.ts']);
+  assert.deepEqual(where(/\bwriteOutboxRow\(/), ['modules/wallet/delivery/reserve-release.ts', 'modules/wallet/outbox/enqueue.ts']);
 });
 
 test('refundBet is refused unless the bet\'s reserve was delivered (spec 3), writing nothing', async () => {

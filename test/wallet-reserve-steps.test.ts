@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { TakeFailed } from '../src/modules/wallet/wallet.service.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const LEASE_MS = 3000;
@@ -67,20 +68,23 @@ test('open that fails: nothing is written or sent', async () => {
   assert.deepEqual(sentOf(b.betId), []);
 });
 
-test('take throws after the wallet reserved: the record rolls back, and the rescue releases the funds', async () => {
+test('take throws after the wallet reserved: the record rolls back, the success is recorded anew and the stake refunded without asking again', async () => {
   const b = bet();
-  await assert.rejects(f.wallet.reserve(b.input, {
+  const failed = await f.wallet.reserve(b.input, {
     take: async (_tx, queueNext) => {
       await queueNext(b.confirm);
       throw new Error('the bet could not be taken');
     },
-  }), /could not be taken/);
-  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'nothing of the taking is left');
-  assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' }, 'held until the lease runs out');
-  f.clock.advance(LEASE_MS + 1);
+  }).catch((error: unknown) => error);
+  assert.ok(failed instanceof TakeFailed, String(failed));
+  assert.equal(failed.refundQueued, true);
+  assert.match(String((failed.cause as Error).message), /could not be taken/);
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']], 'no confirm: the taking rolled back');
+  const [refund] = (await f.db.pool.query('SELECT placement_guard, only_if_reserved, amount FROM wallet_calls WHERE bet_id = $1 AND seq = 2', [b.betId])).rows;
+  assert.deepEqual(refund, { placement_guard: false, only_if_reserved: true, amount: '10.00' }, 'due now, not a guard');
   await f.worker.drain();
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
-  assert.ok(!sentOf(b.betId).includes('confirm'));
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'refundBet'], 'the reserve was asked once');
   assert.deepEqual(await f.sandbox.balances(b.userId), opening);
 });
 
@@ -93,15 +97,16 @@ test('a take that queues nothing leaves the placement guard pending, as a plain 
   assert.deepEqual(guard, { placement_guard: true, later: true });
 });
 
-test('take may queue one call only: a second is refused and the whole record rolls back', async () => {
+test('take may queue one call only: a second is refused, the whole record rolls back and the stake is refunded', async () => {
   const b = bet();
-  await assert.rejects(f.wallet.reserve(b.input, {
+  const failed = await f.wallet.reserve(b.input, {
     take: async (_tx, queueNext) => {
       await queueNext(b.confirm);
       await queueNext(b.confirm);
     },
-  }), /only one call is queued/);
-  assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']]);
+  }).catch((error: unknown) => error);
+  assert.ok(failed instanceof TakeFailed && /only one call is queued/.test(String((failed.cause as Error).message)), String(failed));
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
 });
 
 test('the lease lost while taking: what take wrote rolls back, the answer is unknown, the attempts are kept', async () => {
@@ -116,4 +121,24 @@ test('the lease lost while taking: what take wrote rolls back, the answer is unk
   assert.equal(result.outcome, 'unknown');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'no confirm, no guard: the rescue owns the reserve');
   assert.equal((await f.attempts(result.transactionId)).length, 1);
+});
+
+test('the rescue took the reserve over while taking: nothing is taken, the stake comes back once, every attempt is logged', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      // The lease runs out (as if this process had stalled) and the worker's real rescue runs:
+      // it asks the wallet again and refunds, before this take gets to record anything.
+      f.clock.advance(LEASE_MS + 1);
+      await f.worker.drain();
+      await queueNext(b.confirm);
+    },
+  });
+  assert.equal(result.outcome, 'unknown');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'reserve', 'refundBet']);
+  assert.deepEqual(await f.sandbox.balances(b.userId), opening);
+  // The rescue's note, its own ask, then this sender's ask recorded late: numbered after, not dropped.
+  const log = (await f.attempts(result.transactionId)).map((a) => [a.attempt, a.outcome]);
+  assert.deepEqual(log, [[1, 'interrupted'], [2, 'success'], [3, 'success']]);
 });

@@ -26,6 +26,8 @@ export interface TransactionOptions {
   isolation?: 'read committed' | 'repeatable read' | 'serializable';
   /** READ ONLY: any write fails (and the transaction can run on a read replica). */
   readOnly?: boolean;
+  /** SET LOCAL lock_timeout: a statement waiting longer for a lock fails (55P03, not retried). */
+  lockTimeoutMs?: number;
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on error, retries conflicts. */
@@ -35,6 +37,7 @@ export async function withTransaction<T>(
   options: TransactionOptions = {},
 ): Promise<T> {
   const attempts = options.attempts ?? 5;
+  if (options.lockTimeoutMs !== undefined && !(options.lockTimeoutMs >= 1)) throw new TypeError('withTransaction: lockTimeoutMs must be 1 or more');
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
     // A connection lost while checked out (server restart, killed backend) fails the running query
@@ -44,7 +47,9 @@ export async function withTransaction<T>(
     client.on('error', ignoreLostConnection);
     try {
       const isolation = options.isolation ? ` ISOLATION LEVEL ${options.isolation}` : '';
-      await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}`);
+      // One round trip: the simple-query protocol runs both statements of the string.
+      const lockTimeout = options.lockTimeoutMs === undefined ? '' : `; SET LOCAL lock_timeout = ${Math.trunc(options.lockTimeoutMs)}`;
+      await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}${lockTimeout}`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

@@ -12,13 +12,16 @@ import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import type { WalletService } from '../wallet/wallet.service.ts';
+import { TakeFailed, type WalletService } from '../wallet/wallet.service.ts';
 import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
-import { takeBet } from './take-bet.ts';
+import { NoLongerPending, takeBet, type TakeLimits } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
+
+/** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
@@ -45,6 +48,8 @@ export interface BettingDeps {
   clock: () => Date;
   /** How long a bet may stay pending before it is read as interrupted (the placement guard's window and then some). */
   interruptedAfterMs: number;
+  /** Bounds on taking a bet once the wallet reserved (docs/betting.md, "Placement"): see TakeLimits. */
+  take: TakeLimits;
   /** Live changes of bets, from every process (myBetUpdates). */
   updates: Pick<BetUpdates, 'stream'>;
 }
@@ -154,7 +159,6 @@ export function createBettingService(deps: BettingDeps) {
    * the user's idempotency key was taken meanwhile (a concurrent request with the same key won).
    */
   async function reserveAndTake(user: BettingUser, input: PlaceBetInput, priced: Priced, bet: q.NewBet, legs: q.LegRow[]): Promise<BetView | undefined> {
-    let taking = false;
     let reserved;
     try {
       reserved = await deps.wallet.reserve({
@@ -162,15 +166,11 @@ export function createBettingService(deps: BettingDeps) {
         token: user.token, metadata: user.metadata,
       }, {
         open: q.pendingBetSql(bet, legs),
-        take: (tx, queueNext) => {
-          taking = true;
-          return takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock }, tx, queueNext, bet, legs, input, priced);
-        },
+        take: (tx, queueNext) => takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock, limits: deps.take }, tx, queueNext, bet, legs, input, priced),
+        lockTimeoutMs: deps.take.lockTimeoutMs,
       });
     } catch (error) {
-      // The accepting transaction failed and rolled back the reserve's record: the bet stays pending
-      // (read as interrupted later) and the rescue releases the reservation.
-      if (taking) throw error;
+      if (error instanceof TakeFailed) return notTaken(bet, legs, error);
       // Nothing reached the wallet (no configuration, or one that cannot be opened): not taken.
       const reason = error instanceof AppError ? error.message : 'the operator wallet could not be called';
       const rejected = await rejectPending(bet, error instanceof AppError ? error.code : 'wallet_unavailable', reason);
@@ -188,6 +188,23 @@ export function createBettingService(deps: BettingDeps) {
       case 'reserved':
         return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
     }
+  }
+
+  /**
+   * The wallet reserved but the transaction taking the bet failed; the wallet returns the stake
+   * (TakeFailed). A lock waited for too long (a race held by a change) answers with the bet
+   * rejected `race_busy`; a bet no longer pending (read as interrupted) answers as it stands. Any
+   * other failure rejects the bet and is thrown on.
+   */
+  async function notTaken(bet: q.NewBet, legs: q.LegRow[], failed: TakeFailed): Promise<BetView> {
+    const cause = failed.cause as { code?: string };
+    if (cause instanceof NoLongerPending) return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
+    if (cause.code === LOCK_NOT_AVAILABLE) {
+      const reason = 'the race was being changed while the bet was taken; the stake is returned, place the bet again';
+      return view((await rejectPending(bet, 'race_busy', reason))!, legs);
+    }
+    await rejectPending(bet, 'placement_failed', 'the bet could not be taken; the stake is returned').catch(() => undefined);
+    throw failed.cause;
   }
 
   return {

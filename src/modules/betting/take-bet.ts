@@ -19,7 +19,22 @@ export interface TakeDeps {
   catalogue: CatalogueReader;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
   clock: () => Date;
+  limits: TakeLimits;
 }
+
+/**
+ * How long taking a bet may wait. A bet pending for longer than placements are given is read as
+ * interrupted and its reservation released (BettingDeps.interruptedAfterMs): a take must never
+ * commit after that, so it starts only within `startWithinMs` of the bet's creation and waits at
+ * most `lockTimeoutMs` for any one lock (a race held by a scratching or a status change).
+ */
+export interface TakeLimits {
+  startWithinMs: number;
+  lockTimeoutMs: number;
+}
+
+/** The bet left pending before its take committed (read as interrupted meanwhile): nothing of the take is kept. */
+export class NoLongerPending extends Error {}
 
 /** Queues the bet's call after its reserve, in the transaction that records the reserve. */
 export type QueueNext = (call: WalletCallInput) => Promise<unknown>;
@@ -42,6 +57,9 @@ export interface Taken {
 /** Takes the bet (or refuses it) and queues its wallet call, in the caller's transaction `tx`. */
 export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNext, bet: q.NewBet, stored: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<Taken> {
   const now = deps.clock();
+  if (now.getTime() - bet.created_at.getTime() > deps.limits.startWithinMs) {
+    return { bet: await refuse(tx, queueNext, bet, 'placement_interrupted', 'the placement took too long; the stake is returned', now), legs: stored };
+  }
   let priced: Priced;
   try {
     priced = await priceBet(deps.catalogue, input, first.kind, first.stakeCents, tx);
@@ -89,7 +107,7 @@ async function takenPrices(tx: Queryable, bet: q.NewBet, stored: q.LegRow[], pri
 async function settleOrRollBack(tx: Queryable, bet: q.NewBet, outcome: q.Outcome, now: Date, cause: string,
   liability?: { key: q.LiabilityKey; amount: string }): Promise<q.BetRow> {
   const settled = await q.settlePlacement(tx, bet.tenant_id, bet.bet_id, outcome, now, cause, liability);
-  if (!settled) throw new Error(`bet ${bet.bet_id} is no longer pending: its placement was settled elsewhere`);
+  if (!settled) throw new NoLongerPending(`bet ${bet.bet_id} is no longer pending: its placement was settled elsewhere`);
   return settled;
 }
 

@@ -151,8 +151,15 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
     async getRace(meetingId: number, raceNumber: number, options: { tx?: Queryable; lock?: boolean } = {}): Promise<RaceView | undefined> {
       if (options.lock && !options.tx) throw new TypeError('getRace: lock needs the caller\'s transaction (tx)');
       const on = options.tx ?? db;
-      const found = await rq.getRaceWithRunners(on, meetingId, raceNumber, options.lock ? 'share' : undefined);
-      return found && raceView(found.race, found.runners);
+      if (!options.lock) {
+        const found = await rq.getRaceWithRunners(on, meetingId, raceNumber);
+        return found && raceView(found.race, found.runners);
+      }
+      // Locked: the race row first, then its runners in a statement of their own. A statement that
+      // waited for the lock still reads from the snapshot it started with, so a scratching or a
+      // price committed by the change it waited for would be missed if both were one statement.
+      const race = await rq.getRace(on, meetingId, raceNumber, 'share');
+      return race && raceView(race, await rq.getRunners(on, meetingId, raceNumber));
     },
 
     /** getRace, or race_not_found. */

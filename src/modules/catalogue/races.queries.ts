@@ -48,18 +48,19 @@ export async function getRace(db: Queryable, meetingId: number, raceNumber: numb
 
 /**
  * The race, its meeting and its runners in one statement: one row per runner (the race's columns
- * repeated), `lock` as getRace (the race row alone is locked, once). A race without runners is one
- * row with the runner's columns null.
+ * repeated). A race without runners is one row with the runner's columns null. Never with a lock:
+ * a statement that waits for a lock keeps its older snapshot of the runners (getRace, then getRunners).
  */
-export async function getRaceWithRunners(db: Queryable, meetingId: number, raceNumber: number, lock?: keyof typeof LOCKS): Promise<{ race: RaceRow; runners: RunnerRow[] } | undefined> {
+export async function getRaceWithRunners(db: Queryable, meetingId: number, raceNumber: number): Promise<{ race: RaceRow; runners: RunnerRow[] } | undefined> {
   const { rows } = await db.query<RaceRow & { [K in keyof RunnerRow]: RunnerRow[K] | null }>({
-    name: `catalogue_race_with_runners${lock ? `_${lock}` : ''}`,
+    name: 'catalogue_race_with_runners',
     text: `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
             r.start_time, r.status, r.products, u.runner_number, u.name, u.scratched, u.scratched_at, u.win_price, u.place_price,
             u.win_deduction, u.place_deduction
-     FROM (SELECT * FROM race_starts r WHERE r.meeting_id = $1 AND r.race_number = $2 ${lock ? LOCKS[lock] : ''}) r
+     FROM race_starts r
        JOIN meetings m ON m.meeting_id = r.meeting_id
        LEFT JOIN runners u ON u.meeting_id = r.meeting_id AND u.race_number = r.race_number
+     WHERE r.meeting_id = $1 AND r.race_number = $2
      ORDER BY u.runner_number`,
     values: [meetingId, raceNumber],
   });

@@ -15,13 +15,13 @@ import type { Attempt, WalletHttp } from './http-client.ts';
 import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
 import {
-  notConfigured, recordAndEnqueueNext, writeOutboxRow, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
+  notConfigured, recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
 } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
 import { holdLease } from './reserve-lease.ts';
+import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord } from './outcome.ts';
-import { laterCalls, type CallRow } from '../outbox/outbox.queries.ts';
 
 export interface ReserveInput {
   tenantId: string;
@@ -55,12 +55,14 @@ export type ReserveResult<T = undefined> =
  * the transaction that records a successful reserve: `queueNext` queues the bet's next call
  * (confirm, or refundBet of the whole) with the record itself, so no instant exists with the
  * reserve recorded and nothing queued behind it. A `take` that throws rolls the record back: the
- * reserve stays leased to its dead sender, and the rescue asks again and refunds it
- * (rescueOrphanedReserves), as after a crash.
+ * reserve's success is then recorded in a transaction of its own with a refundBet due at once
+ * (releaseAfterFailedTake), and TakeFailed is thrown with the step's error: the stake goes back
+ * without asking the wallet again. `lockTimeoutMs` bounds how long `take` waits for a lock (a race held by a change).
  */
 export interface ReserveSteps<T> {
   open?: OpeningSql;
   take?: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>;
+  lockTimeoutMs?: number;
 }
 
 export interface ReserverOptions {
@@ -151,10 +153,11 @@ export function createReserver(options: ReserverOptions) {
       const endpoint = endpointOf(config, box);
       return { seq, endpoint, body: buildBody({ ...call, token }, endpoint.amountUnit) };
     } catch (error) {
-      // A configuration that cannot be opened: the reserve is never sent, and its row says why.
-      await oq.complete(db, [{ tenant_id: call.tenantId, transaction_id: call.transactionId, owner, status: 'refused', failures: 0,
+      // A configuration that cannot be opened (a secret sealed with another key): the reserve is
+      // never sent, so it is 'skipped' (not 'refused': the wallet was never asked), and says why.
+      await oq.complete(db, [{ tenant_id: call.tenantId, transaction_id: call.transactionId, owner, status: 'skipped', failures: 0,
         attempts: 0, next_attempt_at: now, finished_at: now, last_http_status: null, last_code: null,
-        last_error: error instanceof Error ? error.message : String(error) }], []);
+        last_error: `not sent: ${error instanceof Error ? error.message : String(error)}` }], []);
       throw error;
     }
   }
@@ -172,11 +175,18 @@ export function createReserver(options: ReserverOptions) {
     };
     if (last.verdict === 'success') {
       const delivered = { ...base, status: 'delivered' as const, next_attempt_at: now, finished_at: end };
-      const moved = await withTransaction(db, (tx) => recordSuccess(tx, { ...call, result: delivered, attempts: records }, end, steps))
+      const reserve = { ...call, result: delivered, attempts: records };
+      const txOptions = steps.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: steps.lockTimeoutMs };
+      const moved = await withTransaction(db, (tx) => recordSuccess(tx, reserve, end, steps), txOptions)
         .catch(async (error: unknown) => {
-          if (!(error instanceof LeaseLost)) throw error;
-          await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
-          return undefined;
+          if (error instanceof LeaseLost) {
+            await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
+            return undefined;
+          }
+          // The wallet holds the stake and nobody took the bet: refund it now. Should this fail
+          // too, the reserve stays leased to this sender and the rescue releases it after the lease.
+          const refundQueued = await releaseAfterFailedTake(db, reserve, clock()).catch(() => false);
+          throw steps.take ? new TakeFailed(error, refundQueued) : error;
         });
       if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
@@ -248,49 +258,3 @@ interface ReserveCall {
   extra: ReturnType<typeof validateExtra>;
 }
 
-/** What the conditional refund copies from its reserve. */
-interface CallFacts {
-  tenantId: string;
-  betId: string;
-  userId: string;
-  amount: string;
-  bonusFlag: boolean;
-  seq: number;
-}
-
-/** A refundBet sent only if the reserve succeeded; with `guardUntil`, the placement guard due then. */
-async function queueConditionalRefund(tx: Tx, call: CallFacts, now: Date, guardUntil?: Date): Promise<void> {
-  const later = await laterCalls(tx, call.tenantId, call.betId, call.seq);
-  if (later.length) return; // the bet already has follow-up calls: placement took it after all
-  await writeOutboxRow(tx, {
-    tenantId: call.tenantId,
-    transactionId: randomUUID(),
-    betId: call.betId,
-    userId: call.userId,
-    op: 'refundBet',
-    amount: call.amount,
-    bonusFlag: call.bonusFlag,
-    extra: {},
-    onlyIfReserved: true,
-    now,
-    ...(guardUntil && { placementGuard: true, dueAt: guardUntil }),
-  });
-}
-
-/**
- * A reserve whose sender died mid-call (its lease ran out while still 'sending'): nobody took the
- * bet, so ask the wallet again in the background and queue the conditional refund behind it.
- */
-export async function rescueOrphanedReserves(deps: { db: Pool; box: SecretBox; clock: () => Date; leaseMs: number }): Promise<number> {
-  const now = deps.clock();
-  return withTransaction(deps.db, async (tx) => {
-    const orphans: CallRow[] = await oq.lockOrphanedReserves(tx, now, 100);
-    for (const row of orphans) {
-      await oq.requeueReserve(tx, row.tenant_id, row.transaction_id, now);
-      await queueConditionalRefund(tx, {
-        tenantId: row.tenant_id, betId: row.bet_id, userId: row.user_id, amount: row.amount, bonusFlag: row.bonus_flag, seq: row.seq,
-      }, now);
-    }
-    return orphans.length;
-  });
-}

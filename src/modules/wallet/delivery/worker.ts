@@ -14,7 +14,7 @@ import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
-import { rescueOrphanedReserves } from './reserve.ts';
+import { rescueOrphanedReserves } from './reserve-release.ts';
 import { roundOutcome, type RoundOutcome } from './outcome.ts';
 
 export interface WalletWorkerOptions {

@@ -159,7 +159,7 @@ export interface CallResult {
   tenant_id: string;
   transaction_id: string;
   owner: string;
-  status: 'pending' | 'delivered' | 'refused' | 'failed';
+  status: 'pending' | 'delivered' | 'refused' | 'failed' | 'skipped';
   failures: number;
   attempts: number;
   next_attempt_at: Date;
@@ -175,6 +175,26 @@ export type AttemptRecord = AttemptRow & { worker: string };
 const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key]);
 
 /**
+ * SQL that appends attempts, given as ten arrays from parameter $first on, to their calls' logs.
+ * Each is numbered after the last attempt already logged for its call (the given numbers only
+ * order a sender's own attempts): a sender that lost its lease records its asks after the
+ * rescue's, instead of colliding with the rescue's numbers and being dropped.
+ */
+export function appendAttemptsSql(first: number): string {
+  const p = (k: number) => `$${first + k}`;
+  return `INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
+                                         outcome, response_body, error, worker)
+       SELECT u.tenant_id, u.transaction_id,
+              coalesce((SELECT max(x.attempt) FROM wallet_call_attempts x WHERE x.tenant_id = u.tenant_id AND x.transaction_id = u.transaction_id), 0)
+                + row_number() OVER (PARTITION BY u.tenant_id, u.transaction_id ORDER BY u.attempt),
+              u.started_at, u.duration_ms, u.http_status, u.outcome, u.response_body, u.error, u.worker
+         FROM unnest(${p(0)}::uuid[], ${p(1)}::uuid[], ${p(2)}::int[], ${p(3)}::timestamptz[], ${p(4)}::int[], ${p(5)}::int[],
+                     ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[], ${p(9)}::text[])
+              AS u(tenant_id, transaction_id, attempt, started_at, duration_ms, http_status, outcome, response_body, error, worker)
+       ON CONFLICT DO NOTHING`;
+}
+
+/**
  * Records attempts and moves the calls to their new state, in one statement. A call whose lease
  * this sender no longer holds (it expired and was taken over) keeps its state; its attempt is
  * still recorded. Returns the calls that moved.
@@ -182,18 +202,13 @@ const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key])
 export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string }[]> {
   const { rows } = await db.query<{ tenant_id: string; transaction_id: string }>({
     name: 'wallet_complete',
-    text: `WITH a AS (
-       INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
-                                         outcome, response_body, error, worker)
-       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::int[], $4::timestamptz[], $5::int[], $6::int[],
-                            $7::text[], $8::text[], $9::text[], $10::text[])
-       ON CONFLICT DO NOTHING)
+    text: `WITH a AS (${appendAttemptsSql(1)})
      UPDATE wallet_calls c
         SET status = r.status, failures = r.failures, attempts = r.attempts, next_attempt_at = r.next_at,
             finished_at = r.finished_at, last_http_status = r.http_status, last_code = r.code,
             last_error = r.error, lease_until = NULL, lease_owner = NULL,
             -- The user's placement token (reserve) is kept only while the call may still be sent.
-            secret_enc = CASE WHEN r.status IN ('delivered', 'refused') THEN NULL ELSE c.secret_enc END
+            secret_enc = CASE WHEN r.status IN ('delivered', 'refused', 'skipped') THEN NULL ELSE c.secret_enc END
        FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[],
                    $18::timestamptz[], $19::int[], $20::text[], $21::text[])
             AS r(tenant_id, transaction_id, owner, status, failures, attempts, next_at, finished_at, http_status, code, error)
@@ -263,8 +278,9 @@ export async function requeueReserve(db: Queryable, tenantId: string, transactio
   );
   await db.query(
     `INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, outcome, error, worker)
-     SELECT tenant_id, transaction_id, attempts, $3, 0, 'interrupted',
-            'lease expired: placement stopped before learning the outcome; asking again', lease_owner
+     SELECT tenant_id, transaction_id,
+            coalesce((SELECT max(attempt) FROM wallet_call_attempts WHERE tenant_id = $1 AND transaction_id = $2), 0) + 1, $3, 0,
+            'interrupted', 'lease expired: placement stopped before learning the outcome; asking again', lease_owner
        FROM wallet_calls WHERE tenant_id = $1 AND transaction_id = $2
      ON CONFLICT DO NOTHING`,
     [tenantId, transactionId, now],

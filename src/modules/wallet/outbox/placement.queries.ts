@@ -3,7 +3,7 @@
 // its success with the bet's next call and its placement guard, in the transaction taking the bet.
 import type { Queryable } from '../../../db/pool.ts';
 import type { WalletConfigRow } from '../config/wallet-config.queries.ts';
-import type { AttemptRecord, CallResult, NewCall } from './outbox.queries.ts';
+import { appendAttemptsSql, type AttemptRecord, type CallResult, type NewCall } from './outbox.queries.ts';
 
 /**
  * The caller's own writes, run first in the statement that writes a reserve's row, so that both
@@ -88,12 +88,7 @@ export async function recordReserveAndQueueNext(db: Queryable, c: NextCall): Pro
   const col = <K extends keyof AttemptRecord>(key: K) => c.attempts.map((a) => a[key]);
   const { rows } = await db.query<{ recorded: boolean; seq: number | null }>({
     name: 'wallet_record_reserve_queue_next',
-    text: `WITH a AS (
-       INSERT INTO wallet_call_attempts (tenant_id, transaction_id, attempt, started_at, duration_ms, http_status,
-                                         outcome, response_body, error, worker)
-       SELECT * FROM unnest($13::uuid[], $14::uuid[], $15::int[], $16::timestamptz[], $17::int[], $18::int[],
-                            $19::text[], $20::text[], $21::text[], $22::text[])
-       ON CONFLICT DO NOTHING),
+    text: `WITH a AS (${appendAttemptsSql(13)}),
      rec AS (
        UPDATE wallet_calls SET status = 'delivered', failures = 0, attempts = $23, next_attempt_at = $30, finished_at = $24,
               last_http_status = $25, last_code = $26, last_error = $27, lease_until = NULL, lease_owner = NULL, secret_enc = NULL
