@@ -13,6 +13,7 @@ import { queueRaceSettlement } from '../src/modules/betting/settlement.service.t
 import * as rq from '../src/modules/catalogue/races.queries.ts';
 import type { WalletWorker } from '../src/modules/wallet/delivery/worker.ts';
 import { bettingFixture, holdRace, lockWaited } from './betting-fixture.ts';
+import { testClock } from './helpers/app.ts';
 import { until } from './wallet-fixtures.ts';
 
 const MEETING = 770011;
@@ -103,7 +104,7 @@ test('the race held past the lock timeout: the placement answers race_busy and t
   await releasedOnce(busy, betId, userId);
 });
 
-test('a take failing for another reason once the wallet reserved: the error surfaces, the refund is queued without asking again', async () => {
+test('a bet read as interrupted while the take waits: the placement answers it as it stands, the refund is queued without asking again', async () => {
   const userId = randomUUID();
   const race = await holdRace(f.db.pool, MEETING);
   const placing = settle(f.placeWin(userId, 2));
@@ -120,10 +121,53 @@ test('a take failing for another reason once the wallet reserved: the error surf
     await race.rollback();
   }
   const placed = await placing;
-  if (placed.ok) assert.equal(placed.value.status, 'REJECTED', 'an answer, if any, rejects the bet');
+  assert.ok(placed.ok, `the placement answers: ${placed.ok || String(placed.error)}`);
+  assert.deepEqual([placed.value.status, placed.value.reasonCode], ['REJECTED', 'placement_interrupted']);
   const bet = (await f.betOf(userId))!;
   assert.equal(bet.status, 'rejected');
   assert.deepEqual(await f.storedCalls(bet.bet_id), ['reserve delivered 10.00', 'refundBet pending 10.00'], 'the success recorded, the refund queued');
   assert.deepEqual(await queuedRefund(f, bet.bet_id), [{ status: 'pending', due: true }]);
   await releasedOnce(f, bet.bet_id, userId);
+});
+
+test('a take failing in the database once the wallet reserved: the error surfaces, the bet is rejected and the stake refunded without asking again', async () => {
+  const userId = randomUUID();
+  // The bet's report to the reporting store (the take's last statement) fails, as a broken database would.
+  await f.db.pool.query(`CREATE FUNCTION test_refuse_report() RETURNS trigger LANGUAGE plpgsql AS
+    $$ BEGIN RAISE EXCEPTION 'the reporting store refuses this row'; END $$`);
+  await f.db.pool.query('CREATE TRIGGER test_refuse_report BEFORE INSERT ON reported_bets FOR EACH ROW EXECUTE FUNCTION test_refuse_report()');
+  let placed;
+  try {
+    placed = await settle(f.placeWin(userId, 4));
+  } finally {
+    await f.db.pool.query('DROP TRIGGER test_refuse_report ON reported_bets; DROP FUNCTION test_refuse_report()');
+  }
+  assert.ok(!placed.ok && /refuses this row/.test(String((placed.error as Error).message)), 'the database error is thrown on (INTERNAL_SERVER_ERROR)');
+  const bet = (await f.betOf(userId))!;
+  assert.deepEqual(bet, { bet_id: bet.bet_id, status: 'rejected', reason_code: 'placement_failed' });
+  assert.deepEqual(await queuedRefund(f, bet.bet_id), [{ status: 'pending', due: true }]);
+  await releasedOnce(f, bet.bet_id, userId);
+});
+
+test('a take that would start later than any placement may take refuses the bet and refunds the stake', async () => {
+  // The services' clock jumps while the wallet answers (300 ms), as a process stalled that long would.
+  const clock = testClock();
+  const late = await bettingFixture(MEETING, { walletLatencyMs: 300, clock, settings: { WAGERLINE_WALLET_LEASE_MS: 60_000 } });
+  const worker = late.services.wallet.createWorker({ listen: false });
+  try {
+    const userId = randomUUID();
+    const placing = late.placeWin(userId, 1);
+    await until('the reserve to reach the wallet', () => late.sandbox.requests().some((r) => r.op === 'reserve'));
+    // Past the timeouts of every reserve retry and the placement window (the defaults: 30 s + 60 s).
+    clock.advance(91_000);
+    const placed = await placing;
+    assert.deepEqual([placed.status, placed.reasonCode], ['REJECTED', 'placement_interrupted']);
+    assert.deepEqual(await late.storedCalls(placed.id), ['reserve delivered 10.00', 'refundBet pending 10.00']);
+    await worker.drain();
+    assert.deepEqual(late.sentOps(placed.id), ['reserve', 'refundBet']);
+    assert.deepEqual(await late.sandbox.balances(userId), OPENING);
+  } finally {
+    await worker.stop();
+    await late.close();
+  }
 });
