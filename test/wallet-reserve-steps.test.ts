@@ -4,6 +4,8 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import type { PoolClient } from 'pg';
+import { rescueOrphanedReserves } from '../src/modules/wallet/delivery/reserve-release.ts';
 import { TakeFailed } from '../src/modules/wallet/wallet.service.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
@@ -141,4 +143,59 @@ test('the rescue took the reserve over while taking: nothing is taken, the stake
   // The rescue's note, its own ask, then this sender's ask recorded late: numbered after, not dropped.
   const log = (await f.attempts(result.transactionId)).map((a) => [a.attempt, a.outcome]);
   assert.deepEqual(log, [[1, 'interrupted'], [2, 'success'], [3, 'success']]);
+});
+
+test('the take commits but its answer is lost: TakeFailed without a refund, the bet stays taken, its attempt logged once', async () => {
+  const b = bet();
+  // Fault injection on our side of the connection: the next transaction's COMMIT runs, and then
+  // its answer is "lost" (the error a dropped connection gives).
+  const pool = f.db.pool;
+  const connect = pool.connect.bind(pool) as (...args: unknown[]) => unknown;
+  let armed = false;
+  (pool as unknown as { connect: unknown }).connect = async (...args: unknown[]) => {
+    if (args.length) return connect(...args); // pool.query's own checkout, with a callback
+    const client = await (connect() as Promise<PoolClient>);
+    const query = client.query.bind(client) as (...a: unknown[]) => Promise<unknown>;
+    (client as unknown as { query: unknown }).query = async (...a: unknown[]) => {
+      const out = await query(...a);
+      if (armed && a[0] === 'COMMIT') {
+        armed = false;
+        throw new Error('Connection terminated unexpectedly');
+      }
+      return out;
+    };
+    return client;
+  };
+  let failed: unknown;
+  try {
+    failed = await f.wallet.reserve(b.input, {
+      take: async (_tx, queueNext) => {
+        await queueNext(b.confirm);
+        armed = true;
+      },
+    }).catch((error: unknown) => error);
+  } finally {
+    (pool as unknown as { connect: unknown }).connect = connect;
+  }
+  assert.ok(failed instanceof TakeFailed && failed.refundQueued === false, String(failed));
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'skipped'], ['confirm', 'pending']], 'taken: no refund queued');
+  const [reserve] = (await f.wallet.callsOfBet(b.betId)).calls;
+  assert.equal((await f.attempts(reserve!.transaction_id)).length, 1);
+});
+
+test('the rescue requeued the reserve but no worker asked yet: the success heard late is recorded, the refund goes without a second ask', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, {
+    take: async (_tx, queueNext) => {
+      // The lease runs out and the rescue requeues the reserve (with its refund behind it); no worker runs yet.
+      f.clock.advance(LEASE_MS + 1);
+      await rescueOrphanedReserves({ db: f.db.pool, box: f.box, clock: f.clock, leaseMs: LEASE_MS });
+      await queueNext(b.confirm);
+    },
+  });
+  assert.equal(result.outcome, 'unknown');
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
+  await f.worker.drain();
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'refundBet'], 'the wallet was asked once');
+  assert.deepEqual(await f.sandbox.balances(b.userId), opening);
 });

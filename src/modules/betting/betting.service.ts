@@ -16,7 +16,7 @@ import { TakeFailed, type WalletService } from '../wallet/wallet.service.ts';
 import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
-import { NoLongerPending, takeBet, type TakeLimits } from './take-bet.ts';
+import { takeBet, type TakeLimits } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
 
@@ -192,15 +192,15 @@ export function createBettingService(deps: BettingDeps) {
 
   /**
    * The wallet reserved but the transaction taking the bet failed; the wallet returns the stake
-   * (TakeFailed). A lock waited for too long (a race held by a change) answers with the bet
-   * rejected `race_busy`; a bet no longer pending (read as interrupted) answers as it stands. Any
-   * other failure rejects the bet and is thrown on.
+   * (TakeFailed). A bet no longer pending is answered as it stands: read as interrupted meanwhile,
+   * or taken after all (a commit whose answer was lost). A lock waited for too long answers with
+   * the bet rejected `race_busy`. Any other failure rejects the bet and is thrown on.
    */
   async function notTaken(bet: q.NewBet, legs: q.LegRow[], failed: TakeFailed): Promise<BetView> {
-    const cause = failed.cause as { code?: string };
-    if (cause instanceof NoLongerPending) return view((await q.findBet(db, bet.tenant_id, bet.bet_id))!, legs);
-    if (cause.code === LOCK_NOT_AVAILABLE) {
-      const reason = 'the race was being changed while the bet was taken; the stake is returned, place the bet again';
+    const stored = await q.findBet(db, bet.tenant_id, bet.bet_id);
+    if (stored && stored.status !== 'pending') return view(stored);
+    if ((failed.cause as { code?: string }).code === LOCK_NOT_AVAILABLE) {
+      const reason = 'a race or runner of the bet stayed locked by other changes; the stake is returned, place the bet again with a new idempotencyKey';
       return view((await rejectPending(bet, 'race_busy', reason))!, legs);
     }
     await rejectPending(bet, 'placement_failed', 'the bet could not be taken; the stake is returned').catch(() => undefined);

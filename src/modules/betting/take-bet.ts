@@ -24,9 +24,11 @@ export interface TakeDeps {
 
 /**
  * How long taking a bet may wait. A bet pending for longer than placements are given is read as
- * interrupted and its reservation released (BettingDeps.interruptedAfterMs): a take must never
- * commit after that, so it starts only within `startWithinMs` of the bet's creation and waits at
- * most `lockTimeoutMs` for any one lock (a race held by a scratching or a status change).
+ * interrupted (BettingDeps.interruptedAfterMs), and whichever of that read and the take comes
+ * second finds the bet no longer pending and changes nothing. So that a bet is not first shown
+ * interrupted and then taken, a take refuses the bet when more than `startWithinMs` have passed
+ * since it was created, checked as it starts and again once it holds its locks, each of which it
+ * waits for at most `lockTimeoutMs` (a race held by a scratching or a status change).
  */
 export interface TakeLimits {
   startWithinMs: number;
@@ -57,9 +59,7 @@ export interface Taken {
 /** Takes the bet (or refuses it) and queues its wallet call, in the caller's transaction `tx`. */
 export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNext, bet: q.NewBet, stored: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<Taken> {
   const now = deps.clock();
-  if (now.getTime() - bet.created_at.getTime() > deps.limits.startWithinMs) {
-    return { bet: await refuse(tx, queueNext, bet, 'placement_interrupted', 'the placement took too long; the stake is returned', now), legs: stored };
-  }
+  if (tooLate(deps, bet)) return { bet: await refuseLate(tx, queueNext, bet, now), legs: stored };
   let priced: Priced;
   try {
     priced = await priceBet(deps.catalogue, input, first.kind, first.stakeCents, tx);
@@ -72,6 +72,7 @@ export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNex
   const leg = input.legs[0]!;
   const liabilityKey = { tenantId: bet.tenant_id, meetingId: leg.meetingId, raceNumber: leg.raceNumber, runner: leg.selections[0]![0]!, kind: priced.kind };
   const { liability, limits } = await liabilityAndLimits(tx, bet.tenant_id, single ? liabilityKey : null);
+  if (tooLate(deps, bet)) return { bet: await refuseLate(tx, queueNext, bet, now), legs };
   const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, priced.odds, liability);
   if (acceptedCents === 0n) {
     const reason = `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`;
@@ -94,6 +95,11 @@ export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNex
   await deps.reporting.reportPlacedBets(tx, [placedBetReport({ ...bet, accepted_stake: accepted }, legs, 'Unresulted', null)], now);
   return { bet: taken, legs };
 }
+
+const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.created_at.getTime() > deps.limits.startWithinMs;
+
+const refuseLate = (tx: Queryable, queueNext: QueueNext, bet: q.NewBet, now: Date) =>
+  refuse(tx, queueNext, bet, 'placement_interrupted', 'the placement took too long; the stake is returned', now);
 
 /** The legs at the prices taken now, under the lock; a leg whose price rose is stored again. */
 async function takenPrices(tx: Queryable, bet: q.NewBet, stored: q.LegRow[], priced: Priced): Promise<q.LegRow[]> {

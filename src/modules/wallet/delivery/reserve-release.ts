@@ -7,6 +7,7 @@ import { withTransaction, type Pool, type Tx } from '../../../db/pool.ts';
 import { writeOutboxRow } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { laterCalls, type AttemptRecord, type CallResult, type CallRow } from '../outbox/outbox.queries.ts';
+import { lockReserveRow } from '../outbox/placement.queries.ts';
 
 /**
  * Thrown by reserve when the wallet reserved but the `take` step failed: the bet was not taken and
@@ -70,14 +71,19 @@ export async function rescueOrphanedReserves(deps: { db: Pool; box: SecretBox; c
  * The wallet reserved, but the transaction that was to take the bet failed (a lock waited for too
  * long, a bet no longer pending, the database): its record of the success rolled back with it.
  * Records the success now and queues the refundBet due at once, so the stake goes back without
- * asking the wallet again. Nothing moves when the reserve is no longer this sender's (the rescue
- * took it over and queues its own refund) or was recorded after all (a commit whose answer was
- * lost); its attempts are kept either way.
+ * asking the wallet again; true then. False when the reserve is no longer this sender's: it was
+ * recorded after all (a commit whose answer was lost: the bet was taken, nothing is written again)
+ * or the rescue took it over (it queued its own refund; this sender's asks join the log).
  */
 export async function releaseAfterFailedTake(db: Pool, reserve: CallFacts & { result: CallResult; attempts: AttemptRecord[] }, now: Date): Promise<boolean> {
   return withTransaction(db, async (tx) => {
-    const moved = await oq.complete(tx, [reserve.result], reserve.attempts);
-    if (moved.length) await queueConditionalRefund(tx, reserve, now);
-    return moved.length > 0;
+    const row = await lockReserveRow(tx, reserve.tenantId, reserve.result.transaction_id);
+    if (row?.status === 'sending' && row.lease_owner === reserve.result.owner) {
+      await oq.complete(tx, [reserve.result], reserve.attempts);
+      await queueConditionalRefund(tx, reserve, now);
+      return true;
+    }
+    if (row && row.status !== 'delivered') await oq.complete(tx, [], reserve.attempts);
+    return false;
   });
 }

@@ -18,7 +18,7 @@ import {
   notConfigured, recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
 } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
-import { insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
+import { deliverRequeuedReserve, insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
 import { holdLease } from './reserve-lease.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord } from './outcome.ts';
@@ -181,6 +181,9 @@ export function createReserver(options: ReserverOptions) {
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
             await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
+            // Still waiting for a worker's ask: the success heard here is recorded, and the
+            // rescue's refund goes out without the wallet being asked again.
+            await deliverRequeuedReserve(db, delivered);
             return undefined;
           }
           // The wallet holds the stake and nobody took the bet: refund it now. Should this fail

@@ -117,3 +117,29 @@ export async function recordReserveAndQueueNext(db: Queryable, c: NextCall): Pro
   });
   return rows[0]!;
 }
+
+/** The reserve's row locked for this transaction: its status and who holds its lease, if anyone. */
+export async function lockReserveRow(db: Queryable, tenantId: string, transactionId: string): Promise<{ status: string; lease_owner: string | null } | undefined> {
+  const { rows } = await db.query<{ status: string; lease_owner: string | null }>(
+    "SELECT status, lease_owner FROM wallet_calls WHERE tenant_id = $1 AND transaction_id = $2 AND op = 'reserve' FOR UPDATE",
+    [tenantId, transactionId],
+  );
+  return rows[0];
+}
+
+/**
+ * A reserve the rescue requeued (its sender's lease ran out) and no worker has claimed yet, whose
+ * sender did hear the wallet's success: recorded delivered with that answer, so the refund queued
+ * behind it goes out without asking the wallet again (workers wake at once). False when a worker
+ * has it already, or it was settled otherwise: then the worker's own ask decides.
+ */
+export async function deliverRequeuedReserve(db: Queryable, r: CallResult): Promise<boolean> {
+  const { rows } = await db.query(
+    `UPDATE wallet_calls SET status = 'delivered', attempts = attempts + $3, finished_at = $4, last_http_status = $5,
+            last_code = $6, last_error = $7, lease_until = NULL, lease_owner = NULL, secret_enc = NULL
+      WHERE tenant_id = $1 AND transaction_id = $2 AND op = 'reserve' AND status = 'pending'
+     RETURNING pg_notify('wallet_calls', tenant_id::text)`,
+    [r.tenant_id, r.transaction_id, r.attempts, r.finished_at, r.last_http_status, r.last_code, r.last_error],
+  );
+  return rows.length > 0;
+}
