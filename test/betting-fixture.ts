@@ -23,7 +23,8 @@ export interface BettingFixtureOptions {
 export async function bettingFixture(meetingId: number, options: BettingFixtureOptions = {}) {
   const db = await freshDatabase();
   const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: options.walletLatencyMs ?? 0 });
-  const services = testServices(db, createSecretBox(randomBytes(32)), {
+  const box = createSecretBox(randomBytes(32));
+  const services = testServices(db, box, {
     ...(options.settings && { settings: options.settings }), ...(options.clock && { clock: options.clock }),
   });
   const tenantId = (await services.tenants.createTenant({ name: 'Betting' })).tenant_id;
@@ -36,7 +37,7 @@ export async function bettingFixture(meetingId: number, options: BettingFixtureO
   /** A signed-in user of the tenant (a custom token: the wallet sandbox takes any). */
   const user = (userId: string): BettingUser => ({ tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' } });
   return {
-    db, sandbox, services, tenantId, user,
+    db, box, sandbox, services, tenantId, user,
     /** A WIN of 10 by `userId` on `runner` of race 1, at its imported price. */
     placeWin: (userId: string, runner: number) => services.betting.placeBet(user(userId), {
       idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId, raceNumber: 1, selections: [[runner]], price: 2 + runner }],

@@ -72,7 +72,7 @@ export function requestHash(input: PlaceBetInput): string {
 /** Reads the races, applies the catalogue checks and prices the bet. */
 export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint, tx?: Queryable): Promise<Priced> {
   const races = tx ? await lockedRaces(catalogue, input.legs, tx) : await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber)));
-  const pools = kind === 'QUADDIE' || kind === 'DAILY_DOUBLE' ? await catalogue.getPools(input.legs[0]!.meetingId) : [];
+  const pools = kind === 'QUADDIE' || kind === 'DAILY_DOUBLE' ? await catalogue.getPools(input.legs[0]!.meetingId, tx ? { tx } : {}) : [];
   const checked = checkPlacement(kind, input.legs, races, pools);
   if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
   const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);

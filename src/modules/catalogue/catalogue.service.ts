@@ -169,8 +169,9 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       return view;
     },
 
-    async getPools(meetingId: number): Promise<PoolView[]> {
-      return (await rq.listPools(db, meetingId)) as PoolView[];
+    /** The meeting's multi-race pools; `tx` reads them in the caller's transaction (no second connection held meanwhile). */
+    async getPools(meetingId: number, options: { tx?: Queryable } = {}): Promise<PoolView[]> {
+      return (await rq.listPools(options.tx ?? db, meetingId)) as PoolView[];
     },
 
     /** Moves a race along the status machine (racing/race-status.ts); interim and final come from results. */
