@@ -1,15 +1,15 @@
 // A placement killed between reserve and confirm: the real `wagerline serve` is killed with SIGKILL
 // while the wallet is still answering the reserve (so the wallet holds the stake and nobody
-// confirms it). After a restart, the placement guard releases the reservation: no money stays
-// held, nothing is confirmed, and the bet reads as rejected.
+// confirms it). After a restart, the wallet worker's rescue finds the reserve's lease run out, asks
+// the wallet again and releases the reservation: no money stays held, nothing is confirmed, and
+// the bet reads as rejected.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
-import { cliEnv, runCli, startCli } from '../helpers/cli.ts';
+import { bettingTenant } from '../helpers/betting-tenant.ts';
+import { cliEnv, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
@@ -31,22 +31,7 @@ before(async () => {
     WAGERLINE_WALLET_TIMEOUT_MS: '2000', WAGERLINE_WALLET_LEASE_MS: '3000', WAGERLINE_WALLET_POLL_MS: '200',
     WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000',
   });
-  const dir = env.WAGERLINE_DATA_DIR!;
-  const cli = async (args: string[]) => {
-    const res = await runCli(args, env);
-    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-    return res.json();
-  };
-  tenantId = (await cli(['tenant', 'create', '--name', 'Crash E2E'])).tenant_id;
-  await cli(['tenant', 'set-wallet', tenantId, '--url', sandbox.url, '--auth', 'client_credentials', '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret]);
-  await cli(['tenant', 'set-auth', tenantId, '--mode', 'jwt', '--jwks-url', idp.url, '--client-id', idp.clientId]);
-  const file = path.join(dir, 'day.json');
-  writeFileSync(file, JSON.stringify({
-    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Caulfield', jurisdiction: 'VIC', code: 'T',
-    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
-      runners: [{ number: 1, name: 'One', win: 2.5, place: 1.3 }, { number: 2, name: 'Two', win: 4, place: 1.8 }] }],
-  }));
-  await cli(['catalog', 'import', file]);
+  tenantId = await bettingTenant(env, { name: 'Crash E2E', meetingId: MEETING, venue: 'Caulfield', walletUrl: sandbox.url, idp });
 });
 
 after(async () => {

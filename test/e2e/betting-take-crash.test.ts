@@ -6,13 +6,12 @@
 // once, and the bet reads as rejected.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 import { lockWaited } from '../betting-fixture.ts';
-import { cliEnv, runCli, startCli } from '../helpers/cli.ts';
+import { bettingTenant } from '../helpers/betting-tenant.ts';
+import { cliEnv, startCli } from '../helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
 import { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
@@ -36,21 +35,7 @@ before(async () => {
     WAGERLINE_WALLET_TIMEOUT_MS: '1000', WAGERLINE_WALLET_RESERVE_RETRIES: '0', WAGERLINE_WALLET_LEASE_MS: '3000',
     WAGERLINE_WALLET_POLL_MS: '200', WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000', WAGERLINE_PLACEMENT_LOCK_TIMEOUT_MS: '20000',
   });
-  const cli = async (args: string[]) => {
-    const res = await runCli(args, env);
-    assert.equal(res.code, 0, `${args.join(' ')}: ${res.stderr}`);
-    return res.json();
-  };
-  tenantId = (await cli(['tenant', 'create', '--name', 'Take Crash E2E'])).tenant_id;
-  await cli(['tenant', 'set-wallet', tenantId, '--url', sandbox.url, '--auth', 'client_credentials', '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret]);
-  await cli(['tenant', 'set-auth', tenantId, '--mode', 'jwt', '--jwks-url', idp.url, '--client-id', idp.clientId]);
-  const file = path.join(env.WAGERLINE_DATA_DIR!, 'day.json');
-  writeFileSync(file, JSON.stringify({
-    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
-    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
-      runners: [{ number: 1, name: 'One', win: 2.5, place: 1.3 }, { number: 2, name: 'Two', win: 4, place: 1.8 }] }],
-  }));
-  await cli(['catalog', 'import', file]);
+  tenantId = await bettingTenant(env, { name: 'Take Crash E2E', meetingId: MEETING, venue: 'Flemington', walletUrl: sandbox.url, idp });
 });
 
 after(async () => {

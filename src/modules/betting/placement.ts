@@ -28,7 +28,7 @@ export interface CatalogueRace extends RaceState {
 
 export interface CatalogueReader {
   getRace(meetingId: number, raceNumber: number, options?: { tx?: Queryable; lock?: boolean }): Promise<CatalogueRace | undefined>;
-  getPools(meetingId: number): Promise<PoolState[]>;
+  getPools(meetingId: number, options?: { tx?: Queryable }): Promise<PoolState[]>;
 }
 
 export interface Priced {
