@@ -11,7 +11,6 @@
 import { BET_FIELDS } from '../test/helpers/backoffice-fields.ts';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool as HttpPool } from 'undici';
@@ -19,7 +18,7 @@ import { createPool } from '../src/db/pool.ts';
 import { insertBulkBets } from '../test/factories/bulk-bets.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
-import { numbersFromEnv, percentile, round } from './measure.ts';
+import { cpuMeter, type CpuMeter, numbersFromEnv, percentile, round } from './measure.ts';
 import { startServe } from './serve.ts';
 import { benchServices } from './services.ts';
 
@@ -37,25 +36,6 @@ interface Run {
   target: 'graphql' | 'plain'; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number;
   /** CPU per request of the process answering, of the database's backends and of this load generator. */
   cpu_ms_per_request: { server: number; postgres: number; client: number };
-}
-
-// CPU time used so far by processes (Linux /proc: utime + stime, in clock ticks of 10 ms). On a
-// shared machine throughput moves with other work; CPU per request much less.
-function cpuMs(pids: number[]): Map<number, number> {
-  return new Map(pids.flatMap((pid) => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
-      return [[pid, (Number(fields[11]) + Number(fields[12])) * 10] as [number, number]];
-    } catch {
-      return [];
-    }
-  }));
-}
-
-/** What `pids()` used from when it is called until the function it returns is. */
-async function cpuMeter(pids: () => Promise<number[]>): Promise<() => Promise<number>> {
-  const before = cpuMs(await pids());
-  return async () => [...cpuMs(await pids())].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
 }
 
 function startPlain(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
@@ -87,7 +67,9 @@ async function load(target: Target, backends: () => Promise<number[]>, concurren
   for (let i = 0; i < 50; i += concurrency) await Promise.all(Array.from({ length: concurrency }, (_, k) => one(i + k)));
   const latencies: number[] = [];
   let next = 0;
-  const [server, postgres, client] = await Promise.all([cpuMeter(async () => [target.pid]), cpuMeter(backends), cpuMeter(async () => [process.pid])]);
+  // CPU per request rather than throughput alone: on a shared machine throughput moves with other
+  // work, CPU per request much less.
+  const [server, postgres, client] = await Promise.all([cpuMeter(() => [target.pid]), cpuMeter(backends), cpuMeter(() => [process.pid])]);
   const t0 = performance.now();
   const end = t0 + SECONDS * 1000;
   await Promise.all(Array.from({ length: concurrency }, async () => {
@@ -98,7 +80,7 @@ async function load(target: Target, backends: () => Promise<number[]>, concurren
     }
   }));
   const seconds = (performance.now() - t0) / 1000;
-  const perRequest = async (meter: () => Promise<number>) => Math.round((await meter()) / latencies.length * 100) / 100;
+  const perRequest = async (meter: CpuMeter) => round(((await meter.used()) * 1000) / latencies.length, 2);
   const cpu = { server: await perRequest(server), postgres: await perRequest(postgres), client: await perRequest(client) };
   await http.close();
   latencies.sort((a, b) => a - b);
