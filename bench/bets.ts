@@ -2,10 +2,16 @@
 // its wallet worker), the reference wallet sandbox in a process of its own, WIN bets placed through
 // POST /graphql with RS256 user tokens, at 0 ms and 20 ms wallet latency and concurrency 1 and 16.
 // A placement is counted when its answer is back (the reserve asked, the confirm queued); the
-// confirms' delivery is reported apart. Uses DATABASE_URL's server (a scratch database is created
-// and dropped) or an embedded PostgreSQL in a temporary directory. BENCH_LATENCIES and
-// BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS sets the run's size.
-// Last line: one JSON object with the figures.
+// confirms' delivery is reported apart. Each row also reports the CPU a placement cost each process
+// (/proc, as bench:placement-floor measures it, so the two compare): `serve`, the sandbox,
+// PostgreSQL's backends of the scratch database and its background processes apart, and this load
+// generator; and the share of both cores busy (/proc/stat), whatever process used them. CPU is
+// measured from the first placement until the last confirm is delivered, since a placement's full
+// cost includes its confirm's delivery by the worker. Serve starts fresh for each row with no
+// warm-up, so its JIT and its pool's connections are in the figures. Uses DATABASE_URL's server (a
+// scratch database is created and dropped) or an embedded PostgreSQL in a temporary directory.
+// BENCH_LATENCIES and BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS
+// sets the run's size. Last line: one JSON object with the figures.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +24,7 @@ import { runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
-import { numbersFromEnv, percentile, round } from './measure.ts';
+import { cpuMeter, machineTicks, numbersFromEnv, percentile, postgresPids, round } from './measure.ts';
 import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
@@ -27,10 +33,13 @@ const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
 const MEETING = 990001;
 const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id status } }';
 
-interface Run { latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number }
-
-/** A comma-separated list of numbers from the environment (to run some of the rows), else the default. */
-
+interface Run {
+  latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number;
+  /** CPU per placement, until the last confirm delivered: serve, the sandbox, the scratch database's backends, PostgreSQL's background processes, this load generator. */
+  cpu_ms_per_placement: { serve: number; sandbox: number; postgres: number; postgres_bg: number; load_generator: number; total: number };
+  /** Share of both cores busy over the same span, whatever process used them (/proc/stat). */
+  cores_busy: number;
+}
 
 function catalogFile(dir: string): string {
   const runners = Array.from({ length: 12 }, (_, i) => ({ number: i + 1, name: `Runner ${i + 1}`, win: 3 + i, place: 1.5 }));
@@ -64,6 +73,22 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   const body = (i: number) => JSON.stringify({ query: PLACE, variables: { input: {
     idempotencyKey: `bench-${i}`, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
   } } });
+  const { backends, background } = postgresPids(db);
+  const meters = {
+    serve: await cpuMeter(() => [serve.child.pid!]), sandbox: await cpuMeter(() => [sandbox.child.pid!]),
+    postgres: await cpuMeter(backends), postgres_bg: await cpuMeter(background),
+  };
+  // serve's pool closes connections idle for 10 s and autovacuum workers come and go: read them
+  // each second so an ended one still counts (/proc forgets it). A failed reading only loses that
+  // reading (the final one, in used(), reports its own failure); unref'd so a failed row exits.
+  let sampling = Promise.resolve();
+  const sampler = setInterval(() => {
+    sampling = sampling.then(async () => {
+      for (const meter of Object.values(meters)) await meter.sample();
+    }).catch(() => undefined);
+  }, 1000).unref();
+  const ticks0 = machineTicks();
+  const self0 = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < PLACEMENTS) {
@@ -83,12 +108,24 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const delivered = (performance.now() - t0) / 1000;
+  const self = process.cpuUsage(self0);
+  const ticks1 = machineTicks();
+  clearInterval(sampler);
+  await sampling;
+  const perPlacement = (s: number) => round((s * 1000) / PLACEMENTS, 3);
+  const cpu = {
+    serve: perPlacement(await meters.serve.used()), sandbox: perPlacement(await meters.sandbox.used()),
+    postgres: perPlacement(await meters.postgres.used()), postgres_bg: perPlacement(await meters.postgres_bg.used()),
+    load_generator: perPlacement((self.user + self.system) / 1e6), total: 0,
+  };
+  cpu.total = round(cpu.serve + cpu.sandbox + cpu.postgres + cpu.postgres_bg + cpu.load_generator, 3);
   await http.close();
   await serve.stop();
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
-    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1) };
+    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1),
+    cpu_ms_per_placement: cpu, cores_busy: round((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total), 2) };
 }
 
 async function main(): Promise<void> {
@@ -108,7 +145,10 @@ async function main(): Promise<void> {
     for (const latency of numbersFromEnv('BENCH_LATENCIES', [0, 20])) {
       for (const concurrency of numbersFromEnv('BENCH_CONCURRENCY', [1, 16])) {
         const r = await run(env, latency, concurrency, tokens, db);
-        process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, confirms delivered after ${r.delivered_after_s} s\n`);
+        const c = r.cpu_ms_per_placement;
+        process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, `
+          + `confirms delivered after ${r.delivered_after_s} s; CPU ms/placement: serve ${c.serve}, sandbox ${c.sandbox}, PostgreSQL ${c.postgres} `
+          + `(background ${c.postgres_bg}), load generator ${c.load_generator}, total ${c.total}; cores ${Math.round(r.cores_busy * 100)}% busy\n`);
         results.push(r);
       }
     }

@@ -1,5 +1,6 @@
-// Measurement helpers shared by the benchmarks: CPU time of other processes (from /proc), the
-// time a pool's clients wait on each kind of statement, percentiles and number formatting.
+// Measurement helpers shared by the benchmarks: CPU time of other processes and of the whole
+// machine (from /proc), the time a pool's clients wait on each kind of statement, percentiles and
+// number formatting.
 import { readFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type pg from 'pg';
@@ -25,7 +26,9 @@ export function cpuOf(pids: number[]): Map<number, number> {
   const out = new Map<number, number>();
   for (const pid of pids) {
     try {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // The fields after the command name, which is in parentheses and may itself hold ") ".
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(') ') + 2).split(' ');
       out.set(pid, (Number(fields[11]) + Number(fields[12])) / 100);
     } catch {
       // gone
@@ -37,19 +40,49 @@ export function cpuOf(pids: number[]): Map<number, number> {
 export type CpuMeter = Awaited<ReturnType<typeof cpuMeter>>;
 
 /**
- * CPU used since `since()` by the processes `pids()` names, summed per process (a process started
- * meanwhile counts from zero; one that ended meanwhile is lost).
+ * CPU used since `since()` (or the meter's creation) by the processes `pids()` names, summed per
+ * process. A process started meanwhile counts from zero. One that ended meanwhile counts up to the
+ * last reading of it (`sample()` or `used()`): /proc forgets a process once it exits, so a run
+ * whose processes come and go (connections closed when idle, autovacuum workers) samples now and
+ * then.
  */
 export async function cpuMeter(pids: () => Promise<number[]> | number[]) {
   let base = cpuOf(await pids());
+  let last = new Map(base);
+  const sample = async () => {
+    for (const [pid, s] of cpuOf(await pids())) last.set(pid, s);
+  };
   return {
     async since() {
       base = cpuOf(await pids());
+      last = new Map(base);
     },
+    sample,
     async used() {
-      return [...cpuOf(await pids())].reduce((sum, [pid, s]) => sum + s - (base.get(pid) ?? 0), 0);
+      await sample();
+      return [...last].reduce((sum, [pid, s]) => sum + s - (base.get(pid) ?? 0), 0);
     },
   };
+}
+
+/**
+ * Pids for cpuMeter of PostgreSQL's processes: the client backends of `db`'s database (`db`'s own
+ * left out: it measures), and the server's background processes (walwriter, checkpointer,
+ * autovacuum…), which serve every database and so are counted apart.
+ */
+export function postgresPids(db: pg.Client) {
+  const pids = async (sql: string) => (await db.query<{ pid: number }>(sql)).rows.map((r) => r.pid);
+  return {
+    backends: () => pids("SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'"),
+    background: () => pids("SELECT pid FROM pg_stat_activity WHERE backend_type <> 'client backend'"),
+  };
+}
+
+/** Busy and total jiffies of the whole machine, all cores (/proc/stat's first line). */
+export function machineTicks(): { busy: number; total: number } {
+  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - cpu[3]! - cpu[4]!, total };
 }
 
 export interface Timed { n: number; ms: number }

@@ -13,14 +13,13 @@
 // dropped after) or an embedded one. Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { startCli } from '../test/helpers/cli.ts';
-import { cpuMeter, numbersFromEnv, percentile, round } from './measure.ts';
+import { cpuMeter, machineTicks, numbersFromEnv, percentile, postgresPids, round } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
@@ -67,13 +66,6 @@ const stop = async (child: ChildProcess) => {
   await exited;
 };
 
-/** Busy and total jiffies of the whole machine. */
-function machineTicks(): { busy: number; total: number } {
-  const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
-  const total = cpu.slice(0, 8).reduce((a, b) => a + b, 0);
-  return { busy: total - cpu[3]! - cpu[4]!, total };
-}
-
 interface Procs { server: number; sandbox: number; db: pg.Client }
 
 async function run(http: HttpPool, procs: Procs, variant: Variant, concurrency: number): Promise<Run> {
@@ -109,10 +101,7 @@ async function run(http: HttpPool, procs: Procs, variant: Variant, concurrency: 
   await drive(WARMUP);
   await drained();
 
-  const backends = async () => (await procs.db.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'")).rows.map((r) => r.pid);
-  const background = async () => (await procs.db.query<{ pid: number }>(
-    "SELECT pid FROM pg_stat_activity WHERE backend_type <> 'client backend'")).rows.map((r) => r.pid);
+  const { backends, background } = postgresPids(procs.db);
   const meters = {
     server: await cpuMeter(() => [procs.server]), sandbox: await cpuMeter(() => [procs.sandbox]),
     postgres: await cpuMeter(backends), postgres_bg: await cpuMeter(background),
