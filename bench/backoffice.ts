@@ -136,8 +136,11 @@ async function main(): Promise<void> {
     await pool.query('ANALYZE');
     process.stderr.write(`${BETS} bets written in ${round((performance.now() - t0) / 1000, 1)} s\n`);
     // Pages of 100 random bet ids (a set per request, cycled).
-    const { rows } = await pool.query<{ bet_id: string }>('SELECT bet_id FROM bets TABLESAMPLE BERNOULLI (2) LIMIT 20000');
+    // About 20,000 of them whatever BENCH_BETS is (2% of a million; all of a small database).
+    const percent = Math.min(100, (20_000 * 100) / BETS);
+    const { rows } = await pool.query<{ bet_id: string }>(`SELECT bet_id FROM bets TABLESAMPLE BERNOULLI (${percent}) LIMIT 20000`);
     const sets = Array.from({ length: Math.floor(rows.length / PAGE) }, (_, i) => rows.slice(i * PAGE, (i + 1) * PAGE).map((r) => r.bet_id));
+    if (!sets.length) throw new Error(`BENCH_BETS=${BETS}: fewer than ${PAGE} bets to ask for`);
 
     const env = { DATABASE_URL: scratch.url, WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'), LOG_LEVEL: 'warn', WAGERLINE_WALLET_WORKER: 'off' };
     const serve = await startServe({ ...env, PORT: String(await freePort()), HOST: '127.0.0.1' });
