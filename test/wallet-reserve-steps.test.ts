@@ -199,3 +199,19 @@ test('the rescue requeued the reserve but no worker asked yet: the success heard
   assert.deepEqual(sentOf(b.betId), ['reserve', 'refundBet'], 'the wallet was asked once');
   assert.deepEqual(await f.sandbox.balances(b.userId), opening);
 });
+
+test('take throws after the rescue requeued the reserve: the success heard is recorded on it, the refund goes without a second ask', async () => {
+  const b = bet();
+  const failed = await f.wallet.reserve(b.input, {
+    take: async () => {
+      f.clock.advance(LEASE_MS + 1);
+      await rescueOrphanedReserves({ db: f.db.pool, box: f.box, clock: f.clock, leaseMs: LEASE_MS });
+      throw new Error('the bet could not be taken');
+    },
+  }).catch((error: unknown) => error);
+  assert.ok(failed instanceof TakeFailed && failed.refundQueued === false, String(failed));
+  assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
+  await f.worker.drain();
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'refundBet'], 'the wallet was asked once');
+  assert.deepEqual(await f.sandbox.balances(b.userId), opening);
+});

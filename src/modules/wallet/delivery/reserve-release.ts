@@ -7,7 +7,7 @@ import { withTransaction, type Pool, type Tx } from '../../../db/pool.ts';
 import { writeOutboxRow } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { laterCalls, type AttemptRecord, type CallResult, type CallRow } from '../outbox/outbox.queries.ts';
-import { lockReserveRow } from '../outbox/placement.queries.ts';
+import { deliverRequeuedReserve, lockReserveRow } from '../outbox/placement.queries.ts';
 
 /**
  * Thrown by reserve when the wallet reserved but the `take` step failed: the bet was not taken and
@@ -73,7 +73,8 @@ export async function rescueOrphanedReserves(deps: { db: Pool; box: SecretBox; c
  * Records the success now and queues the refundBet due at once, so the stake goes back without
  * asking the wallet again; true then. False when the reserve is no longer this sender's: it was
  * recorded after all (a commit whose answer was lost: the bet was taken, nothing is written again)
- * or the rescue took it over (it queued its own refund; this sender's asks join the log).
+ * or the rescue took it over (it queued its own refund; this sender's asks join the log, and a
+ * reserve still waiting for the worker's ask gets the success heard here, as after a lost lease).
  */
 export async function releaseAfterFailedTake(db: Pool, reserve: CallFacts & { result: CallResult; attempts: AttemptRecord[] }, now: Date): Promise<boolean> {
   return withTransaction(db, async (tx) => {
@@ -84,6 +85,8 @@ export async function releaseAfterFailedTake(db: Pool, reserve: CallFacts & { re
       return true;
     }
     if (row && row.status !== 'delivered') await oq.complete(tx, [], reserve.attempts);
+    // Requeued by the rescue and not yet asked again: the success heard here is recorded on it.
+    if (row?.status === 'pending') await deliverRequeuedReserve(tx, reserve.result);
     return false;
   });
 }
