@@ -24,7 +24,7 @@ import { runCli, startCli } from '../test/helpers/cli.ts';
 import { TestJwks } from '../test/helpers/jwks.ts';
 import { freePort } from '../test/helpers/net.ts';
 import { scratchDatabase } from './scratch.ts';
-import { cpuMeter, machineTicks, numbersFromEnv, percentile, postgresPids, round } from './measure.ts';
+import { numbersFromEnv, percentile, postgresPids, round, runCpu } from './measure.ts';
 import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
@@ -74,21 +74,7 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     idempotencyKey: `bench-${i}`, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
   } } });
   const { backends, background } = postgresPids(db);
-  const meters = {
-    serve: await cpuMeter(() => [serve.child.pid!]), sandbox: await cpuMeter(() => [sandbox.child.pid!]),
-    postgres: await cpuMeter(backends), postgres_bg: await cpuMeter(background),
-  };
-  // serve's pool closes connections idle for 10 s and autovacuum workers come and go: read them
-  // each second so an ended one still counts (/proc forgets it). A failed reading only loses that
-  // reading (the final one, in used(), reports its own failure); unref'd so a failed row exits.
-  let sampling = Promise.resolve();
-  const sampler = setInterval(() => {
-    sampling = sampling.then(async () => {
-      for (const meter of Object.values(meters)) await meter.sample();
-    }).catch(() => undefined);
-  }, 1000).unref();
-  const ticks0 = machineTicks();
-  const self0 = process.cpuUsage();
+  const run = await runCpu({ serve: () => [serve.child.pid!], sandbox: () => [sandbox.child.pid!], postgres: backends, postgres_bg: background });
   const t0 = performance.now();
   await Promise.all(Array.from({ length: concurrency }, async () => {
     while (next < PLACEMENTS) {
@@ -108,24 +94,14 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
   const delivered = (performance.now() - t0) / 1000;
-  const self = process.cpuUsage(self0);
-  const ticks1 = machineTicks();
-  clearInterval(sampler);
-  await sampling;
-  const perPlacement = (s: number) => round((s * 1000) / PLACEMENTS, 3);
-  const cpu = {
-    serve: perPlacement(await meters.serve.used()), sandbox: perPlacement(await meters.sandbox.used()),
-    postgres: perPlacement(await meters.postgres.used()), postgres_bg: perPlacement(await meters.postgres_bg.used()),
-    load_generator: perPlacement((self.user + self.system) / 1e6), total: 0,
-  };
-  cpu.total = round(cpu.serve + cpu.sandbox + cpu.postgres + cpu.postgres_bg + cpu.load_generator, 3);
+  const { cpu, busy } = await run.per(PLACEMENTS);
   await http.close();
   await serve.stop();
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
     p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1),
-    cpu_ms_per_placement: cpu, cores_busy: round((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total), 2) };
+    cpu_ms_per_placement: cpu, cores_busy: busy };
 }
 
 async function main(): Promise<void> {

@@ -85,6 +85,39 @@ export function machineTicks(): { busy: number; total: number } {
   return { busy: total - cpu[3]! - cpu[4]!, total };
 }
 
+/**
+ * The CPU of one run, from now until `per(n)`: each named process's (meters started now), this
+ * process's as `load_generator`, their `total`, in ms per unit of `n`; and the share of both cores
+ * busy. The meters are read each second so a process that ended meanwhile still counts (/proc
+ * forgets it); a failed reading only loses that reading. The timer is unref'd so a failed run exits.
+ */
+export async function runCpu<K extends string>(pids: Record<K, () => Promise<number[]> | number[]>) {
+  const names = Object.keys(pids) as K[];
+  const meters = Object.fromEntries(await Promise.all(names.map(async (k) => [k, await cpuMeter(pids[k])] as const))) as Record<K, CpuMeter>;
+  let sampling = Promise.resolve();
+  const sampler = setInterval(() => {
+    sampling = sampling.then(async () => {
+      for (const k of names) await meters[k].sample();
+    }).catch(() => undefined);
+  }, 1000).unref();
+  const ticks0 = machineTicks();
+  const self0 = process.cpuUsage();
+  return {
+    async per(n: number) {
+      const self = process.cpuUsage(self0);
+      const ticks1 = machineTicks();
+      clearInterval(sampler);
+      await sampling;
+      const ms = (seconds: number) => round((seconds * 1000) / n, 3);
+      const cpu = {} as Record<K | 'load_generator' | 'total', number>;
+      for (const k of names) cpu[k] = ms(await meters[k].used());
+      cpu.load_generator = ms((self.user + self.system) / 1e6);
+      cpu.total = round(names.reduce((sum, k) => sum + cpu[k], cpu.load_generator), 3);
+      return { cpu, busy: round((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total), 2) };
+    },
+  };
+}
+
 export interface Timed { n: number; ms: number }
 export type StatementTimer = ReturnType<typeof timeStatements>;
 

@@ -19,7 +19,7 @@ import { performance } from 'node:perf_hooks';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
 import { startCli } from '../test/helpers/cli.ts';
-import { cpuMeter, machineTicks, numbersFromEnv, percentile, postgresPids, round } from './measure.ts';
+import { numbersFromEnv, percentile, postgresPids, round, runCpu } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
@@ -102,33 +102,20 @@ async function run(http: HttpPool, procs: Procs, variant: Variant, concurrency: 
   await drained();
 
   const { backends, background } = postgresPids(procs.db);
-  const meters = {
-    server: await cpuMeter(() => [procs.server]), sandbox: await cpuMeter(() => [procs.sandbox]),
-    postgres: await cpuMeter(backends), postgres_bg: await cpuMeter(background),
-  };
   const loadAvg = os.loadavg()[0]!;
-  const ticks0 = machineTicks();
-  const self0 = process.cpuUsage();
+  const run = await runCpu({ server: () => [procs.server], sandbox: () => [procs.sandbox], postgres: backends, postgres_bg: background });
   const latencies: number[] = [];
   const t0 = performance.now();
   await drive(REQUESTS, (ms) => latencies.push(ms));
   const seconds = (performance.now() - t0) / 1000;
   await drained();
   const doneAfter = (performance.now() - t0) / 1000;
-  const self = process.cpuUsage(self0);
-  const ticks1 = machineTicks();
-  const perRequest = (s: number) => round((s * 1000) / REQUESTS, 3);
-  const cpu = {
-    server: perRequest(await meters.server.used()), sandbox: perRequest(await meters.sandbox.used()),
-    postgres: perRequest(await meters.postgres.used()), postgres_bg: perRequest(await meters.postgres_bg.used()),
-    load_generator: perRequest((self.user + self.system) / 1e6), total: 0,
-  };
-  cpu.total = round(cpu.server + cpu.sandbox + cpu.postgres + cpu.postgres_bg + cpu.load_generator, 3);
+  const { cpu, busy } = await run.per(REQUESTS);
   latencies.sort((a, b) => a - b);
   return {
     variant, concurrency, requests: REQUESTS, requests_per_s: Math.round(REQUESTS / seconds),
     p50_ms: round(percentile(latencies, 50), 2), p99_ms: round(percentile(latencies, 99), 2), confirms_done_after_s: round(doneAfter, 2),
-    cpu_ms_per_request: cpu, machine_busy: round((ticks1.busy - ticks0.busy) / (ticks1.total - ticks0.total), 2), load_avg_1m: round(loadAvg),
+    cpu_ms_per_request: cpu, machine_busy: busy, load_avg_1m: round(loadAvg),
   };
 }
 
