@@ -37,7 +37,7 @@ export interface ServiceDeps {
   /** Warnings of background work (the wallet worker), e.g. into the app's logger. */
   log?: (message: string, fields?: Record<string, unknown>) => void;
   /** Frontend users' JWKS and configuration cache timings (tests shorten them). */
-  userAuth?: Pick<UserAuthServiceDeps, 'jwksCooldownMs' | 'jwksTimeoutMs' | 'configTtlMs'>;
+  userAuth?: Pick<UserAuthServiceDeps, 'jwksCooldownMs' | 'jwksTimeoutMs' | 'configTtlMs' | 'verifiedTokenTtlMs'>;
 }
 
 export function createServices(deps: ServiceDeps) {

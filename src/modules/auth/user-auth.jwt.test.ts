@@ -215,3 +215,43 @@ test('a JWKS that cannot be fetched is a 503 (retry), not a 401', async () => {
     assert.ok(Date.now() - started < 2000, `${fault}: bounded by the fetch timeout`);
   }
 });
+
+test('a verified token is reused without a second signature check, never past its exp or its tenant\'s configuration', async () => {
+  const jwks = await server('frontend-repeat');
+  const id = await jwtTenant('Repeat Bet', jwks);
+  const user = randomUUID();
+  const token = await jwks.token(user, { now: clock(), expIn: 600 });
+  const hits = () => services.users.verifiedTokenStats().hits;
+  const start = hits();
+  assert.equal((await services.users.authenticate(headers(id, token))).userId, user);
+  assert.equal(hits(), start, 'the first use is verified');
+  assert.equal((await services.users.authenticate(headers(id, token))).userId, user);
+  assert.equal(hits(), start + 1, 'the second is answered by the first verification');
+  await refused(tenantA, token, 'tenant_mismatch'); // kept for its own tenant only
+  clock.advance(661_000);
+  await refused(id, token, 'expired');
+  clock.advance(-661_000);
+  const fresh = await jwks.token(user, { now: clock() });
+  assert.ok(await services.users.authenticate(headers(id, fresh)));
+  await services.users.setAuth(id, { mode: 'jwt', jwksUrl: jwks.url, clientId: 'frontend-renamed' });
+  await refused(id, fresh, 'wrong_client_id');
+});
+
+test('verified tokens: kept for the configured time only, and not at all with 0', async () => {
+  const box = createSecretBox(randomBytes(32));
+  for (const ttl of [0, 150]) {
+    const own = testServices(db, box, { clock, userAuth: { verifiedTokenTtlMs: ttl } });
+    try {
+      const token = await jwksA.token(randomUUID(), { now: clock() });
+      for (let i = 0; i < 3; i += 1) assert.ok(await own.users.authenticate(headers(tenantA, token)));
+      assert.equal(own.users.verifiedTokenStats().hits, ttl === 0 ? 0 : 2, `ttl ${ttl}`);
+      assert.equal(own.users.verifiedTokenStats().size, ttl === 0 ? 0 : 1);
+      if (ttl === 0) continue;
+      await sleep(ttl + 50);
+      assert.ok(await own.users.authenticate(headers(tenantA, token)));
+      assert.equal(own.users.verifiedTokenStats().hits, 2, 'verified again once the time is over');
+    } finally {
+      await own.close();
+    }
+  }
+});

@@ -6,6 +6,7 @@ import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify
 import { AppError } from '../../errors.ts';
 import { unauthenticated } from './user-auth.headers.ts';
 import { isUuid } from '../../racing/values.ts';
+import { createVerifiedTokenCache } from './verified-tokens.ts';
 
 export const ALLOWED_ALG = 'RS256';
 /** The most clock skew forgiven on exp and nbf (the 60 s). */
@@ -29,6 +30,10 @@ export interface JwtVerifierOptions {
   timeoutMs: number;
   /** Keys are refetched when older than this, even when every kid is known (key revocation). */
   cacheMaxAgeMs: number;
+  /** How long a verified token is reused without checking its signature again (real ms; 0: never). */
+  verifiedTtlMs: number;
+  /** Most verified tokens kept at once. */
+  verifiedMaxEntries: number;
 }
 
 class KeySetUnavailable extends Error {}
@@ -94,6 +99,7 @@ export function userIdOf(claims: JWTPayload): string {
 
 export function createUserJwtVerifier(options: JwtVerifierOptions) {
   const sets = new Map<string, { url: string; version: string; getKey: JWTVerifyGetKey }>();
+  const verified = createVerifiedTokenCache({ ttlMs: options.verifiedTtlMs, maxEntries: options.verifiedMaxEntries, leewaySeconds: LEEWAY_SECONDS });
 
   /** One remote key set per tenant and URL, cached; a new one when the configuration changes. */
   function keySetOf(tenant: JwtTenant): JWTVerifyGetKey {
@@ -139,6 +145,9 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
   return {
     /** Verifies a user token for a jwt-mode tenant; returns the user id (username, lower-cased). */
     async verify(token: string, tenant: JwtTenant): Promise<string> {
+      const now = options.clock();
+      const known = verified.get(tenant.tenantId, tenant.version, token, now);
+      if (known !== undefined) return known;
       checkHeader(token);
       await checkClientId(token, tenant);
       let claims: JWTPayload;
@@ -146,14 +155,19 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
         ({ payload: claims } = await jwtVerify(token, keySetOf(tenant), {
           algorithms: [ALLOWED_ALG],
           clockTolerance: LEEWAY_SECONDS,
-          currentDate: options.clock(),
+          currentDate: now,
           requiredClaims: ['exp'],
         }));
       } catch (error) {
         throw refusal(error);
       }
-      return userIdOf(claims);
+      const userId = userIdOf(claims);
+      verified.set(tenant.tenantId, tenant.version, token, { userId, exp: claims.exp!, nbf: claims.nbf });
+      return userId;
     },
+
+    /** Verifications answered from the cache of verified tokens, and how many it keeps. */
+    verifiedStats: () => verified.stats(),
   };
 }
 
