@@ -17,3 +17,13 @@ test('a read-only transaction (reports) reads, and refuses any write', async () 
     (error: { code?: string }) => error.code === '25006', // read_only_sql_transaction
   );
 });
+
+test('genericPlans and lockTimeoutMs hold for their transaction only', async () => {
+  const settings = "SELECT current_setting('plan_cache_mode') AS plans, current_setting('lock_timeout') AS lock";
+  const inside = await withTransaction(db.pool, (tx) => tx.query(settings), { genericPlans: true, lockTimeoutMs: 1500 });
+  assert.deepEqual(inside.rows[0], { plans: 'force_generic_plan', lock: '1500ms' });
+  const plain = await withTransaction(db.pool, (tx) => tx.query(settings));
+  assert.equal(plain.rows[0].plans, 'auto');
+  const { rows } = await db.pool.query(settings);
+  assert.deepEqual(rows[0], { plans: 'auto', lock: '0' }, 'SET LOCAL ends with its transaction');
+});

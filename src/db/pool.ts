@@ -28,6 +28,12 @@ export interface TransactionOptions {
   readOnly?: boolean;
   /** SET LOCAL lock_timeout: a statement waiting longer for a lock fails (55P03, not retried). */
   lockTimeoutMs?: number;
+  /**
+   * SET LOCAL plan_cache_mode = force_generic_plan: named statements run on their cached plan
+   * instead of being planned again for their values. For transactions of key lookups and writes
+   * only, where a custom plan is never better and planning is a large share of the work.
+   */
+  genericPlans?: boolean;
 }
 
 /** Runs fn in one transaction; commits on success, rolls back on error, retries conflicts. */
@@ -47,9 +53,10 @@ export async function withTransaction<T>(
     client.on('error', ignoreLostConnection);
     try {
       const isolation = options.isolation ? ` ISOLATION LEVEL ${options.isolation}` : '';
-      // One round trip: the simple-query protocol runs both statements of the string.
+      // One round trip: the simple-query protocol runs every statement of the string.
       const lockTimeout = options.lockTimeoutMs === undefined ? '' : `; SET LOCAL lock_timeout = ${Math.trunc(options.lockTimeoutMs)}`;
-      await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}${lockTimeout}`);
+      const plans = options.genericPlans ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
+      await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}${lockTimeout}${plans}`);
       const result = await fn(client);
       await client.query('COMMIT');
       return result;

@@ -36,13 +36,14 @@ const LOCKS = { share: 'FOR SHARE OF r', update: 'FOR NO KEY UPDATE OF r' } as c
 
 /** The race and its meeting; `lock` takes a row lock on the race in the caller's transaction. */
 export async function getRace(db: Queryable, meetingId: number, raceNumber: number, lock?: keyof typeof LOCKS): Promise<RaceRow | undefined> {
-  const { rows } = await db.query<RaceRow>(
-    `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
+  const { rows } = await db.query<RaceRow>({
+    name: `catalogue_race_${lock ?? 'unlocked'}`,
+    text: `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
             r.start_time, r.status, r.products
      FROM race_starts r JOIN meetings m ON m.meeting_id = r.meeting_id
      WHERE r.meeting_id = $1 AND r.race_number = $2 ${lock ? LOCKS[lock] : ''}`,
-    [meetingId, raceNumber],
-  );
+    values: [meetingId, raceNumber],
+  });
   return rows[0];
 }
 
@@ -75,12 +76,13 @@ export async function getRaceWithRunners(db: Queryable, meetingId: number, raceN
 }
 
 export async function getRunners(db: Queryable, meetingId: number, raceNumber: number, runner?: number): Promise<RunnerRow[]> {
-  const { rows } = await db.query<RunnerRow>(
-    `SELECT runner_number, name, scratched, scratched_at, win_price, place_price, win_deduction, place_deduction
+  const { rows } = await db.query<RunnerRow>({
+    name: 'catalogue_runners',
+    text: `SELECT runner_number, name, scratched, scratched_at, win_price, place_price, win_deduction, place_deduction
      FROM runners WHERE meeting_id = $1 AND race_number = $2 AND ($3::int IS NULL OR runner_number = $3)
      ORDER BY runner_number`,
-    [meetingId, raceNumber, runner ?? null],
-  );
+    values: [meetingId, raceNumber, runner ?? null],
+  });
   return rows;
 }
 

@@ -176,7 +176,9 @@ export function createReserver(options: ReserverOptions) {
     if (last.verdict === 'success') {
       const delivered = { ...base, status: 'delivered' as const, next_attempt_at: now, finished_at: end };
       const reserve = { ...call, result: delivered, attempts: records };
-      const txOptions = steps.lockTimeoutMs === undefined ? {} : { lockTimeoutMs: steps.lockTimeoutMs };
+      // Key lookups and writes by named statements only: planning them anew for each placement's
+      // values cost more of PostgreSQL's time than running them (docs/performance.md).
+      const txOptions = { genericPlans: true, ...(steps.lockTimeoutMs !== undefined && { lockTimeoutMs: steps.lockTimeoutMs }) };
       const moved = await withTransaction(db, (tx) => recordSuccess(tx, reserve, end, steps), txOptions)
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
