@@ -5,13 +5,16 @@
 //   POST /http           reserve to the wallet, answer, confirm sent without waiting;
 //   POST /http-1commit   as /http, after one autocommitted INSERT of the bet (stored before the reserve);
 //   POST /http-2commits  as /http-1commit, plus one autocommitted UPDATE of the outcome after the reserve.
+//   POST /graphql, /graphql-jwt   as /http-2commits, behind GraphQL and a user token (placement-floor-graphql.ts).
 // GET /confirms counts the confirms sent and finished, so the bench can wait for them and charge
 // their CPU to the run. Run as a process of its own (env DATABASE_URL, WALLET_URL, WALLET_CLIENT_ID,
-// WALLET_CLIENT_SECRET, PG_POOL, WALLET_CONNECTIONS); prints {"url"} when listening.
+// WALLET_CLIENT_SECRET, FLOOR_JWK: the users' tokens' public key, PG_POOL, WALLET_CONNECTIONS);
+// prints {"url"} when listening.
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
 import pg from 'pg';
 import { Pool as HttpPool } from 'undici';
+import { registerGraphqlRoutes } from './placement-floor-graphql.ts';
 
 const db = new pg.Pool({ connectionString: process.env.DATABASE_URL, max: Number(process.env.PG_POOL ?? 10), application_name: 'placement-floor' });
 db.on('error', () => undefined);
@@ -82,6 +85,14 @@ app.post('/http-2commits', async (request) => {
   confirm(bet);
   return { ok: true, betId: bet.betId };
 });
+await registerGraphqlRoutes(app, async (userId, stake) => {
+  const bet = { betId: randomUUID(), userId, stake };
+  await insert(bet);
+  await reserve(bet);
+  await outcome(bet);
+  confirm(bet);
+  return bet.betId;
+}, JSON.parse(process.env.FLOOR_JWK!));
 app.get('/confirms', async () => confirms);
 
 const address = await app.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 0) });

@@ -6,7 +6,9 @@
 // reference wallet sandbox in a process of its own (in memory, 0 ms), a minimal Fastify server in a
 // process of its own (bench/placement-floor-server.ts), and this load generator (undici, keep-alive).
 // Variants: bare (answered at once), http (reserve + confirm), http+1commit (+ the INSERT before the
-// reserve), http+2commits (+ the UPDATE after it); concurrency 1 and 16. Reports requests/s, p50,
+// reserve), http+2commits (+ the UPDATE after it), graphql+2commits (http+2commits behind the
+// product's placeBet mutation over mercurius, the user named by a header) and graphql+jwt+2commits
+// (the same, the user from an RS256 token verified per request); concurrency 1 and 16. Reports requests/s, p50,
 // p99 and the CPU each request cost each process (/proc), since on a shared 2-core machine the CPU
 // per request moves much less than throughput. BENCH_VARIANTS, BENCH_CONCURRENCY (comma-separated)
 // and BENCH_REQUESTS select rows and size. PostgreSQL: DATABASE_URL's server (a scratch database,
@@ -17,17 +19,44 @@ import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import pg from 'pg';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import { Pool as HttpPool } from 'undici';
 import { startCli } from '../test/helpers/cli.ts';
 import { numbersFromEnv, percentile, postgresPids, round, runCpu } from './measure.ts';
 import { scratchDatabase } from './scratch.ts';
+import { FLOOR_CLIENT_ID } from './placement-floor-graphql.ts';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 5000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 500);
 const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
-const VARIANTS = { bare: '/bare', http: '/http', 'http+1commit': '/http-1commit', 'http+2commits': '/http-2commits' } as const;
+const VARIANTS = { bare: '/bare', http: '/http', 'http+1commit': '/http-1commit', 'http+2commits': '/http-2commits',
+  'graphql+2commits': '/graphql', 'graphql+jwt+2commits': '/graphql-jwt' } as const;
 type Variant = keyof typeof VARIANTS;
 const USERS = Array.from({ length: 100 }, () => randomUUID());
+/** The body bench:bets sends: a WIN bet of one leg. */
+const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id status } }';
+const placeBody = (i: number) => JSON.stringify({ query: PLACE, variables: { input: {
+  idempotencyKey: `floor-${i}`, type: 'WIN', legs: [{ meetingId: 990001, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
+} } });
+
+/** A key pair and one RS256 access token per user, signed once before the runs, as a tenant's identity provider would. */
+async function userTokens(): Promise<{ jwk: string; tokens: string[] }> {
+  const { publicKey, privateKey } = await generateKeyPair('RS256');
+  const tokens = await Promise.all(USERS.map((user) => new SignJWT({ client_id: FLOOR_CLIENT_ID, token_use: 'access', username: user })
+    .setProtectedHeader({ alg: 'RS256', kid: 'floor' }).setAudience(user).setIssuedAt().setExpirationTime('2h').sign(privateKey)));
+  return { jwk: JSON.stringify({ ...await exportJWK(publicKey), kid: 'floor', alg: 'RS256' }), tokens };
+}
+
+/** The request of variant for the i-th placement, and what its answer must contain. */
+function requestOf(variant: Variant, i: number, tokens: string[]): { headers: Record<string, string>; body: string; expect: string } {
+  const user = USERS[i % USERS.length]!;
+  const headers = { 'content-type': 'application/json' };
+  if (variant === 'graphql+2commits') return { headers: { ...headers, 'x-user-id': user }, body: placeBody(i), expect: '"ACCEPTED"' };
+  if (variant === 'graphql+jwt+2commits') {
+    return { headers: { ...headers, authorization: `Bearer ${tokens[i % tokens.length]}` }, body: placeBody(i), expect: '"ACCEPTED"' };
+  }
+  return { headers, body: JSON.stringify({ userId: user, stake: 1 }), expect: '"ok":true' };
+}
 
 interface Run {
   variant: Variant; concurrency: number; requests: number; requests_per_s: number; p50_ms: number; p99_ms: number;
@@ -66,14 +95,14 @@ const stop = async (child: ChildProcess) => {
   await exited;
 };
 
-interface Procs { server: number; sandbox: number; db: pg.Client }
+interface Procs { server: number; sandbox: number; db: pg.Client; tokens: string[] }
 
 async function run(http: HttpPool, procs: Procs, variant: Variant, concurrency: number): Promise<Run> {
   const one = async (i: number) => {
-    const res = await http.request({ method: 'POST', path: VARIANTS[variant], headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ userId: USERS[i % USERS.length], stake: 1 }) });
+    const { headers, body, expect } = requestOf(variant, i, procs.tokens);
+    const res = await http.request({ method: 'POST', path: VARIANTS[variant], headers, body });
     const text = await res.body.text();
-    if (res.statusCode !== 200 || !text.includes('"ok":true')) throw new Error(`${variant} request ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
+    if (res.statusCode !== 200 || !text.includes(expect)) throw new Error(`${variant} request ${i}: ${res.statusCode} ${text.slice(0, 300)}`);
   };
   const drive = async (count: number, onEach?: (ms: number) => void) => {
     let next = 0;
@@ -140,9 +169,11 @@ async function main(): Promise<void> {
     await db.connect();
     const sandbox = await startSandbox();
     children.push(sandbox.child);
-    const server = await startServer({ DATABASE_URL: scratch.url, WALLET_URL: sandbox.url, WALLET_CLIENT_ID: CLIENT.id, WALLET_CLIENT_SECRET: CLIENT.secret });
+    const { jwk, tokens } = await userTokens();
+    const server = await startServer({ DATABASE_URL: scratch.url, WALLET_URL: sandbox.url, WALLET_CLIENT_ID: CLIENT.id, WALLET_CLIENT_SECRET: CLIENT.secret,
+      FLOOR_JWK: jwk });
     children.push(server.child);
-    const procs = { server: server.child.pid!, sandbox: sandbox.child.pid!, db };
+    const procs = { server: server.child.pid!, sandbox: sandbox.child.pid!, db, tokens };
     const variants = process.env.BENCH_VARIANTS ? (process.env.BENCH_VARIANTS.split(',') as Variant[]) : (Object.keys(VARIANTS) as Variant[]);
     for (const concurrency of numbersFromEnv('BENCH_CONCURRENCY', [1, 16])) {
       http = new HttpPool(server.url, { connections: concurrency + 1, pipelining: 1 });
