@@ -21,6 +21,7 @@ const wrong: Array<[string, string, RegExp]> = [
   ['DATABASE_URL', 'mysql://x/y', /^DATABASE_URL: must use postgres:\/\//],
   ['WAGERLINE_SECRET_KEY', 'c2hvcnQ=', /^WAGERLINE_SECRET_KEY: must be 32 bytes/],
   ['WAGERLINE_TOKEN_TTL_SECONDS', '10', /^WAGERLINE_TOKEN_TTL_SECONDS: must be between 60/],
+  ['WAGERLINE_USER_TOKEN_CACHE_SECONDS', '61', /^WAGERLINE_USER_TOKEN_CACHE_SECONDS: must be between 0 and 60/],
 ];
 for (const [name, value, message] of wrong) {
   test(`${name}=${value} is refused with a message naming the variable`, () => {

@@ -96,6 +96,7 @@ export const SETTINGS = {
   WAGERLINE_SETTLEMENT_BATCH: setting(integer(1, 100000), 'Bets settled per transaction when a race is settled.', '1000'),
   WAGERLINE_SETTLEMENT_POLL_MS: setting(integer(50, 600000), 'How often serve looks for races queued for settlement (results through the admin API, settlements a stopped process left half-way).', '1000'),
   WAGERLINE_BACKOFFICE_INTROSPECTION: setting(oneOf('on', 'off'), 'Whether the back-office GraphQL endpoint answers introspection queries (__schema, __type).', 'off'),
+  WAGERLINE_USER_TOKEN_CACHE_SECONDS: setting(integer(0, 60), 'How long a process reuses a user token whose RS256 signature it verified, without checking the signature again (jwt mode); exp and nbf are checked on every request, and a changed tenant set-auth drops it at once. 0: verify every request.', '60'),
   WAGERLINE_BACKOFFICE_CLIENT_CACHE_SECONDS: setting(integer(0, 60), 'How long a process reuses a back-office client it identified by x-api-key before reading it again; a revoked client, a disabled tenant or a changed grant takes effect on the back-office within this time. 0: read on every request.', '5'),
 } satisfies Record<string, Setting<unknown>>;
 

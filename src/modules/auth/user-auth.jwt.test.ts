@@ -240,7 +240,10 @@ test('a verified token is reused without a second signature check, never past it
 test('verified tokens: kept for the configured time only, and not at all with 0', async () => {
   const box = createSecretBox(randomBytes(32));
   for (const ttl of [0, 150]) {
-    const own = testServices(db, box, { clock, userAuth: { verifiedTokenTtlMs: ttl } });
+    // 0 through the setting (WAGERLINE_USER_TOKEN_CACHE_SECONDS), 150 ms through the service's option.
+    const own = ttl === 0
+      ? testServices(db, box, { clock, settings: { WAGERLINE_USER_TOKEN_CACHE_SECONDS: 0 } })
+      : testServices(db, box, { clock, userAuth: { verifiedTokenTtlMs: ttl } });
     try {
       const token = await jwksA.token(randomUUID(), { now: clock() });
       for (let i = 0; i < 3; i += 1) assert.ok(await own.users.authenticate(headers(tenantA, token)));
