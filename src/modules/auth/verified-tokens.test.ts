@@ -2,6 +2,8 @@
 // answering for a token outside its times (exp, nbf, with the leeway).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import fc from 'fast-check';
+import { jwtVerify, SignJWT } from 'jose';
 import { createVerifiedTokenCache } from './verified-tokens.ts';
 
 const at = (seconds: number) => new Date(seconds * 1000);
@@ -23,10 +25,10 @@ test('keyed by tenant, configuration version and token; the oldest goes first wh
 test('exp and nbf are checked at every use, with the leeway', () => {
   const cache = createVerifiedTokenCache({ ttlMs: 60_000, maxEntries: 10, leewaySeconds: 60 });
   cache.set('t', 'v', 'tok', { userId: 'u', exp: 2000, nbf: 1000 });
-  assert.equal(cache.get('t', 'v', 'tok', at(2060)), 'u', 'within the leeway after exp');
-  assert.equal(cache.get('t', 'v', 'tok', at(2061)), undefined, 'past exp and its leeway');
+  assert.equal(cache.get('t', 'v', 'tok', at(2059.999)), 'u', 'within the leeway after exp');
+  assert.equal(cache.get('t', 'v', 'tok', at(2060)), undefined, 'past exp and its leeway');
   assert.equal(cache.get('t', 'v', 'tok', at(940)), 'u', 'within the leeway before nbf');
-  assert.equal(cache.get('t', 'v', 'tok', at(939)), undefined, 'before nbf and its leeway');
+  assert.equal(cache.get('t', 'v', 'tok', at(939.999)), undefined, 'before nbf and its leeway');
 });
 
 test('a ttl of 0 keeps nothing', () => {
@@ -34,4 +36,23 @@ test('a ttl of 0 keeps nothing', () => {
   cache.set('t', 'v', 'tok', { userId: 'u', exp: 2000, nbf: undefined });
   assert.equal(cache.get('t', 'v', 'tok', at(1000)), undefined);
   assert.equal(cache.stats().size, 0);
+});
+
+test('a cached token is accepted at exactly the instants jose accepts it', async () => {
+  // Claims are checked the same whatever the algorithm: HS256 keeps a run short.
+  const secret = new TextEncoder().encode('a secret of the property test, 32+ bytes long');
+  await fc.assert(fc.asyncProperty(
+    // Offsets around now, so that the boundaries (exp = now - 60, nbf = now + 60) come up often.
+    fc.integer({ min: -70, max: 70 }), fc.option(fc.integer({ min: -70, max: 70 }), { nil: undefined }), fc.integer({ min: 0, max: 999 }),
+    async (expOffset, nbfOffset, millis) => {
+      const nowSeconds = 1_000_000_000;
+      const [exp, nbf] = [nowSeconds + expOffset, nbfOffset === undefined ? undefined : nowSeconds + nbfOffset];
+      const token = await new SignJWT({ ...(nbf !== undefined && { nbf }) }).setProtectedHeader({ alg: 'HS256' }).setExpirationTime(exp).sign(secret);
+      const now = new Date(nowSeconds * 1000 + millis);
+      const jose = await jwtVerify(token, secret, { clockTolerance: 60, currentDate: now }).then(() => true, () => false);
+      const cache = createVerifiedTokenCache({ ttlMs: 60_000, maxEntries: 1, leewaySeconds: 60 });
+      cache.set('t', 'v', token, { userId: 'u', exp, nbf });
+      assert.equal(cache.get('t', 'v', token, now) === 'u', jose, `exp now${expOffset}, nbf now+${nbfOffset}, +${millis} ms`);
+    },
+  ), { numRuns: 500 });
 });

@@ -38,9 +38,10 @@ export function createVerifiedTokenCache(options: VerifiedTokenCacheOptions) {
         entries.delete(key);
         return undefined;
       }
-      const seconds = now.getTime() / 1000;
-      if (seconds > entry.exp + options.leewaySeconds) return undefined;
-      if (entry.nbf !== undefined && seconds < entry.nbf - options.leewaySeconds) return undefined;
+      // jose's own rule, to the second: expired when exp <= now - leeway, early when nbf > now + leeway.
+      const seconds = Math.floor(now.getTime() / 1000);
+      if (entry.exp <= seconds - options.leewaySeconds) return undefined;
+      if (entry.nbf !== undefined && entry.nbf > seconds + options.leewaySeconds) return undefined;
       hits += 1;
       return entry.userId;
     },
