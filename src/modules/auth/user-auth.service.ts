@@ -116,7 +116,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
     // after 9, and a token verified with it just before is reused for at most 1 more.
     cacheMaxAgeMs: 9 * 60_000,
     verifiedTtlMs: deps.verifiedTokenTtlMs ?? 60_000,
-    verifiedMaxEntries: 100_000,
+    verifiedMaxEntries: 10_000,
   });
 
   /**
