@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { daysBetween, daysToMove, earliestDate, shiftDate, targetDate } from './redate.ts';
+import { daysBetween, daysToMove, daysToMoveNotAfter, earliestDate, shiftDate, targetDate } from './redate.ts';
 
 test('a target date: today in UTC, or a real YYYY-MM-DD', () => {
   const now = new Date('2026-11-23T16:30:00Z');
@@ -23,4 +23,17 @@ test('the days that move the earliest date to a day: none to move without a date
   assert.equal(daysToMove(['2024-05-02T01:00:00Z', '2024-05-01'], '2024-05-04'), 3);
   assert.equal(daysToMove(['2024-05-01'], '2024-04-30'), -1);
   assert.equal(daysToMove([undefined, 'no date'], '2026-11-23'), 0);
+});
+
+test('a replay never moves a timestamp past now: early in the day it lands on the day before', () => {
+  const times = ['2024-05-01T12:10:05+10:00', '2024-05-01T16:20:00+10:00']; // 02:10 and 06:20 UTC
+  assert.equal(daysToMoveNotAfter(times, '2026-11-24', new Date('2026-11-24T06:20:00Z')), 937, 'the last bet exactly now');
+  assert.equal(daysToMoveNotAfter(times, '2026-11-24', new Date('2026-11-24T06:19:59Z')), 936, 'one second early: the day before');
+  assert.equal(daysToMoveNotAfter(times, '2026-11-24', new Date('2026-11-24T00:30:00Z')), 936);
+  for (const days of [936, 937]) {
+    const now = new Date(days === 937 ? '2026-11-24T12:00:00Z' : '2026-11-24T00:30:00Z');
+    const moved = times.map((t) => Date.parse(shiftDate(t, daysToMoveNotAfter(times, '2026-11-24', now))));
+    assert.ok(moved.every((m) => m <= now.getTime()), 'nothing in the future');
+  }
+  assert.equal(daysToMoveNotAfter(['2024-05-01', 'no date'], '2026-11-24', new Date('2026-11-24T00:00:00Z')), 937, 'dates alone do not hold it back');
 });

@@ -41,3 +41,19 @@ export function daysToMove(texts: Iterable<unknown>, date: string): number {
   const first = earliestDate(texts);
   return first ? daysBetween(first, date) : 0;
 }
+
+/**
+ * As daysToMove, but a day earlier (or more) when the move would put any timestamp among the texts
+ * after `now`: a replayed bet cannot have been placed in the future (the upload refuses it), so a
+ * sample replayed "today" early in the day lands on the day before. Texts without a time of day
+ * are not timestamps and do not hold the move back.
+ */
+export function daysToMoveNotAfter(texts: unknown[], date: string, now: Date): number {
+  let days = daysToMove(texts, date);
+  const instants = texts.flatMap((t) => (typeof t === 'string' && DATE.test(t) && t.includes('T') && !Number.isNaN(Date.parse(t)) ? [Date.parse(t)] : []));
+  if (!instants.length) return days;
+  // Whole days added to the date part move the instant by whole days: the offset is kept as written.
+  const latest = Math.max(...instants);
+  while (latest + days * DAY_MS > now.getTime()) days -= 1;
+  return days;
+}

@@ -8,7 +8,7 @@ import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
 import { BetsFileError, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
-import { daysToMove, shiftDate } from '../../racing/redate.ts';
+import { daysToMoveNotAfter, shiftDate } from '../../racing/redate.ts';
 import { dateOption, describeError, emit, fail, fileError } from '../run.ts';
 
 interface Opts {
@@ -34,9 +34,9 @@ function httpUrl(name: string, raw: string): void {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name} must be an http:// or https:// URL`, 2);
 }
 
-/** The bets with their `time` moved so that the earliest bet's day is `date`. */
+/** The bets with their `time` moved so that the earliest bet's day is `date`, or the day before if that put a bet in the future. */
 function redatedBets(bets: FileBet[], date: string): FileBet[] {
-  const days = daysToMove(bets.map((b) => b.bet.time), date);
+  const days = daysToMoveNotAfter(bets.map((b) => b.bet.time), date, new Date());
   return bets.map((b) => (typeof b.bet.time === 'string' ? { ...b, bet: { ...b.bet, time: shiftDate(b.bet.time, days) } } : b));
 }
 
@@ -89,7 +89,7 @@ export function registerUploadCommand(program: Command): void {
       .env('WAGERLINE_CLIENT_SECRET').makeOptionMandatory())
     .option('--v1', 'use /public/uploadRace (integer bet ids) instead of /public/uploadRaceV2')
     .option('--date <day>', 'move the bets\' day to this one ("today" in UTC, or YYYY-MM-DD): every bet time moves by the same whole ' +
-      'days, as meeting import --date moves the meetings (to replay a sample file today)', dateOption)
+      'days, as meeting import --date moves the meetings (to replay a sample file today); a day less if that put a bet in the future', dateOption)
     .addOption(new Option('--format <format>', 'file format (default: from the extension, else sniffed)').choices(['json', 'ndjson', 'csv']))
     .addOption(new Option('--batch-size <n>', `bets per request, 1-${MAX_BATCH}`).argParser(intIn(1, MAX_BATCH)).default(MAX_BATCH))
     .addOption(new Option('--concurrency <n>', 'requests in flight at once, 1-16').argParser(intIn(1, 16)).default(2))
