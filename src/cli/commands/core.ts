@@ -1,13 +1,13 @@
 // serve, migrate and keys rotate.
 import type { Command } from 'commander';
-import { serve } from '../../main.ts';
 import { withRuntime } from '../run.ts';
 
 export function registerCoreCommands(program: Command): void {
   program
     .command('serve')
     .description('Start the HTTP service (applies pending migrations first). Prints {"url": ...} when listening.')
-    .action(() => serve());
+    // Loaded here, not at the top: the HTTP app is about half of every other command's start-up.
+    .action(async () => (await import('../../main.ts')).serve());
 
   program
     .command('migrate')
