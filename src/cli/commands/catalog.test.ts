@@ -20,10 +20,11 @@ before(async () => {
 after(() => db.drop());
 
 const { ok, refused } = cliChecks(() => env);
+const NOTHING_SETTLED = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
 
 test('catalog import: the example racing day and examples/meetings.json; a bad file is refused whole', async () => {
-  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'racing-day.json')]), { imported: 2, races: 16, runners: 164, price_changes: 162, pools: 4 });
-  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'meetings.json')]), { imported: 2, races: 3, runners: 0, price_changes: 0, pools: 0 });
+  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'racing-day.json')]), { imported: 2, races: 16, runners: 164, price_changes: 162, pools: 4, settlement: NOTHING_SETTLED });
+  assert.deepEqual(await ok(['catalog', 'import', path.join(examples, 'meetings.json')]), { imported: 2, races: 3, runners: 0, price_changes: 0, pools: 0, settlement: NOTHING_SETTLED });
   const bad = path.join(dir, 'bad.json');
   writeFileSync(bad, JSON.stringify({ meeting_id: 777, date: '2026-02-30', venue: 'X', jurisdiction: 'VIC', code: 'T',
     races: [{ race_number: 1, start_time: '2026-02-01T12:00:00+11:00', runners: [{ number: 1, name: 'A', win: 0.9 }] }] }));

@@ -76,12 +76,13 @@ export function registerCatalogCommands(program: Command): void {
     .command('import')
     .description('Import meetings with races, runners, prices and pools from a .json file (a superset of examples/meetings.json). ' +
       'The whole file is checked first; nothing is written when any of it is wrong. ' +
-      'Prints {"imported", "races", "runners", "price_changes", "pools"}')
+      'A runner it scratches is scratched as by race scratch: its bets are refunded now. ' +
+      'Prints {"imported", "races", "runners", "price_changes", "pools", "settlement"}')
     .argument('<file>', 'catalogue file, .json')
     .addHelpText('after', example('wagerline catalog import examples/racing-day.json'))
     .action(async (file: string) => {
       const catalogue = await readJson(file); // before the database is opened
-      return withRuntime((rt) => rt.services.catalogue.importCatalog(catalogue));
+      return withRuntime(async (rt) => settleNow(rt, `the import of ${file}`, await rt.services.catalogue.importCatalog(catalogue)));
     });
   catalog
     .command('sample')

@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { BetMetadata } from '../../wallet-protocol/bet-metadata.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
+import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
 
 export type BetStatusName = 'PENDING' | 'ACCEPTED' | 'PARTIALLY_ACCEPTED' | 'REJECTED' | 'SETTLED' | 'REFUNDED' | 'CANCELLED' | 'CASHED_OUT';
@@ -64,7 +65,8 @@ export function betView(bet: BetRow, legs: LegRow[]): BetView {
     createdAt: bet.created_at.toISOString(),
     result: bet.result ? (bet.result.toUpperCase() as 'WON' | 'LOST') : null,
     payout: Number(bet.payout),
-    refunded: Number(bet.refunded) + Number(bet.partial_refund),
+    // Added in cents: two refunds summed as binary floats can show 0.30000000000000004.
+    refunded: Number(centsToDollars(parseDollars(bet.refunded)! + parseDollars(bet.partial_refund)!)),
     cashOut: num(bet.cash_out),
     settledAt: bet.settled_at?.toISOString() ?? null,
     legs: legs.map((l) => ({

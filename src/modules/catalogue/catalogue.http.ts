@@ -134,8 +134,8 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     onRequest,
     validatorCompiler: () => () => true,
     schema: {
-      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error)',
-      body: ImportBody, response: { 200: ImportResult, ...problemResponses(400, 401, 403, 413, 415) },
+      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error; 409 when it scratches in a resulted race)',
+      body: ImportBody, response: { 200: ImportResult, ...problemResponses(400, 401, 403, 409, 413, 415) },
     },
   }, async (request) => service.importCatalog(request.body));
 

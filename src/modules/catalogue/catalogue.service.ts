@@ -8,7 +8,8 @@ import { parseDeduction, parsePrice, type PoolProduct } from '../../racing/catal
 import {
   acceptsPrices, acceptsScratchings, checkMove, isManualStatus, MANUAL_STATUSES, nextStatuses, type RaceStatus,
 } from '../../racing/race-status.ts';
-import { checkCatalog, meetingIdsOf, refusal, type CatalogMeeting } from './catalog-import.ts';
+import { checkCatalog, meetingIdsOf, refusal } from './catalog-import.ts';
+import { writeMeetings, type ImportResult, type RaceChange } from './catalog-write.ts';
 import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
@@ -48,7 +49,7 @@ export interface RaceView {
 
 export interface PoolView { product: PoolProduct; races: number[] }
 
-export interface ImportResult { imported: number; races: number; runners: number; price_changes: number; pools: number }
+export type { ImportResult, RaceChange } from './catalog-write.ts';
 
 function runnerView(r: rq.RunnerRow): RunnerView {
   return {
@@ -70,32 +71,6 @@ const noRace = (m: number, n: number) => new AppError('race_not_found', `the cat
 function valueOrThrow(field: string, parsed: { ok: true; value: string } | { ok: false; message: string }): string {
   if (!parsed.ok) throw new AppError('validation_failed', `${field} ${parsed.message}`, { extensions: { errors: [{ field, message: parsed.message }] } });
   return parsed.value;
-}
-
-async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Date): Promise<ImportResult> {
-  await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
-  const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
-  await rq.upsertRaces(tx, races);
-  const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
-    meeting_id: m.meeting_id, race_number: r.race_number, number: x.number, name: x.name, scratched: x.scratched === true,
-    win_deduction: x.win_deduction ?? null, place_deduction: x.place_deduction ?? null,
-    win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
-  }))));
-  const priceChanges = await rq.upsertRunners(tx, runners, now);
-  let pools = 0;
-  for (const m of meetings) {
-    if (!m.pools) continue;
-    await rq.replacePools(tx, m.meeting_id, m.pools);
-    pools += m.pools.length;
-  }
-  return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
-}
-
-/** A change of a race that settles bets: told to settlement in the transaction that makes it. */
-export interface RaceChange {
-  meetingId: number;
-  raceNumber: number;
-  cause: 'result' | 'amendment' | 'abandoned' | 'scratching';
 }
 
 export interface CatalogueDeps {
@@ -140,7 +115,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const existing = await rq.raceNumbers(db, meetingIdsOf(input));
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
-      return withTransaction(db, (tx) => writeMeetings(tx, checked.meetings, clock()));
+      return withTransaction(db, (tx) => writeMeetings(tx, checked.meetings, clock(), changed));
     },
 
     /**

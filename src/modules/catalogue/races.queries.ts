@@ -114,6 +114,29 @@ export async function upsertRaces(
      WHERE r.meeting_id = u.m AND r.race_number = u.n AND u.p IS NOT NULL`, args);
 }
 
+/** A race whose runners an import scratches anew (`first`) or gives other deductions, and its status. */
+export interface ScratchingChange { meeting_id: string; race_number: number; status: string; first: boolean }
+
+/**
+ * The races where `runners` would change a scratching of a runner that exists: scratch it, or
+ * change its deductions. Read before upsertRunners, in the transaction that locked the races.
+ */
+export async function scratchingChanges(db: Queryable, runners: RunnerInput[]): Promise<ScratchingChange[]> {
+  const scratched = runners.filter((r) => r.scratched);
+  if (!scratched.length) return [];
+  const col = <K extends keyof RunnerInput>(k: K) => scratched.map((r) => r[k]);
+  const { rows } = await db.query<ScratchingChange>(
+    `SELECT u.m AS meeting_id, u.n AS race_number, rs.status, bool_or(NOT x.scratched) AS first
+     FROM unnest($1::bigint[], $2::int[], $3::int[], $4::numeric[], $5::numeric[]) AS u(m, n, k, wd, pd)
+     JOIN runners x ON x.meeting_id = u.m AND x.race_number = u.n AND x.runner_number = u.k
+     JOIN race_starts rs ON rs.meeting_id = u.m AND rs.race_number = u.n
+     WHERE NOT x.scratched OR (u.wd IS NOT NULL AND u.wd IS DISTINCT FROM x.win_deduction)
+        OR (u.pd IS NOT NULL AND u.pd IS DISTINCT FROM x.place_deduction)
+     GROUP BY u.m, u.n, rs.status ORDER BY u.m, u.n`,
+    [col('meeting_id'), col('race_number'), col('number'), col('win_deduction'), col('place_deduction')]);
+  return rows;
+}
+
 /**
  * Adds or updates runners. A scratching is kept (an import never unscratches); a price not given
  * keeps the current one. Returns how many price changes the trigger recorded in this transaction.

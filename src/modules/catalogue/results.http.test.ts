@@ -145,3 +145,15 @@ test('the OpenAPI document lists the result and place-terms routes', async () =>
   assert.ok(doc.paths['/catalog/place-terms/{jurisdiction}'].put.requestBody);
   assert.ok(doc.paths['/catalog/place-terms'].get);
 });
+
+test('an import that scratches a runner of a resulted race is a 409 problem and writes nothing', async () => {
+  assert.equal((await ctx.services.catalogue.getRace(M, 1))!.status, 'final');
+  const file = { meeting_id: M, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: '2026-11-21T11:10:00+11:00', runners: [{ number: 2, name: 'R2', scratched: true }, { number: 3, name: 'R3', win: 9 }] }] };
+  const res = await call('POST', '/catalog/meetings', admin, file);
+  assert.deepEqual([res.statusCode, res.json().code], [409, 'race_not_trading'], res.body);
+  assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+  assert.match(res.json().detail, /race 1 of meeting 900101 \(final\).*taken only until a race is resulted/);
+  const runners = (await ctx.services.catalogue.getRace(M, 1))!.runners;
+  assert.deepEqual(runners.filter((r) => r.number === 2 || r.number === 3).map((r) => [r.scratched, r.win]), [[false, '4.00'], [false, '5.00']]);
+});

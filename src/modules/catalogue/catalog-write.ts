@@ -1,0 +1,58 @@
+// Writing a checked catalogue file (docs/catalogue.md, The file): meetings, races, runners and
+// pools in the import's transaction. A scratching in the file is a scratching like `race scratch`:
+// taken only while its race takes scratchings, and a first one queues the race's settlement.
+import type { Queryable } from '../../db/pool.ts';
+import { AppError } from '../../errors.ts';
+import { acceptsScratchings, type RaceStatus } from '../../racing/race-status.ts';
+import type { CatalogMeeting } from './catalog-import.ts';
+import * as q from './catalogue.queries.ts';
+import * as rq from './races.queries.ts';
+
+export interface ImportResult { imported: number; races: number; runners: number; price_changes: number; pools: number }
+
+/** A change of a race that settles bets: told to settlement in the transaction that makes it. */
+export interface RaceChange {
+  meetingId: number;
+  raceNumber: number;
+  cause: 'result' | 'amendment' | 'abandoned' | 'scratching';
+}
+
+export type OnRaceChange = (tx: Queryable, change: RaceChange) => Promise<void>;
+
+export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Date, changed: OnRaceChange): Promise<ImportResult> {
+  await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
+  const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
+  // Locks the races (FOR NO KEY UPDATE by the upsert): their statuses hold until the commit.
+  await rq.upsertRaces(tx, races);
+  const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
+    meeting_id: m.meeting_id, race_number: r.race_number, number: x.number, name: x.name, scratched: x.scratched === true,
+    win_deduction: x.win_deduction ?? null, place_deduction: x.place_deduction ?? null,
+    win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
+  }))));
+  const scratchings = await rq.scratchingChanges(tx, runners);
+  refuseLateScratchings(scratchings);
+  const priceChanges = await rq.upsertRunners(tx, runners, now);
+  for (const race of scratchings.filter((s) => s.first)) {
+    await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
+  }
+  let pools = 0;
+  for (const m of meetings) {
+    if (!m.pools) continue;
+    await rq.replacePools(tx, m.meeting_id, m.pools);
+    pools += m.pools.length;
+  }
+  return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
+}
+
+/**
+ * A new scratching, or new deductions, on a race past taking scratchings (interim, final,
+ * abandoned) would re-settle bets already paid on a feed's say: the whole file is refused, as
+ * `race scratch` refuses it. A file that repeats a scratching as it stands changes nothing and passes.
+ */
+function refuseLateScratchings(changes: rq.ScratchingChange[]): void {
+  const late = changes.filter((c) => !acceptsScratchings(c.status as RaceStatus));
+  if (!late.length) return;
+  const races = late.map((c) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`).join(', ');
+  throw new AppError('race_not_trading', `nothing imported: the file scratches runners or changes deductions in ${races}; ` +
+    'scratchings are taken only until a race is resulted', { extensions: { races: late.map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status })) } });
+}

@@ -1,0 +1,108 @@
+// A scratching that arrives in a catalogue import is a scratching like `race scratch`: the bets it
+// leaves with no live selection are refunded, and a race past taking scratchings refuses the whole
+// file. And a bet's `refunded` (its refund plus a partial refund) is added in cents, not floats.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { AppError } from '../src/errors.ts';
+import { bettingFixture } from './betting-fixture.ts';
+
+const MEETING = 770301;
+let f: Awaited<ReturnType<typeof bettingFixture>>;
+let worker: { drain(): Promise<void>; stop(): Promise<void> };
+before(async () => {
+  f = await bettingFixture(MEETING);
+  worker = f.services.wallet.createWorker({ listen: false });
+});
+after(async () => {
+  await worker.stop();
+  await f.close();
+});
+
+const today = () => new Date().toISOString().slice(0, 10);
+type Runner = { number: number; name: string; scratched?: boolean; win?: number; win_deduction?: number };
+const runners = (n = 8): Runner[] => Array.from({ length: n }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 2 + i, place: 1.5 } as Runner));
+/** Imports race `race` of the meeting with `list` as its runners. */
+const importRace = (race: number, list: Runner[]) => f.services.catalogue.importCatalog({
+  meeting_id: MEETING, date: today(), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
+  races: [{ race_number: race, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place', 'exacta'], runners: list }],
+});
+
+async function place(race: number, type: string, selections: number[][], stake: number, extra: { price?: number; boxed?: boolean } = {}) {
+  const userId = randomUUID();
+  const bet = await f.services.betting.placeBet(f.user(userId), {
+    idempotencyKey: randomUUID(), type, stake, boxed: extra.boxed ?? false,
+    legs: [{ meetingId: MEETING, raceNumber: race, selections, ...(extra.price !== undefined && { price: extra.price }) }],
+  });
+  assert.equal(bet.status, 'ACCEPTED');
+  return { userId, betId: bet.id };
+}
+
+const cash = async (userId: string) => (await f.sandbox.balances(userId)).cash;
+const ops = async (betId: string) => (await f.db.pool.query<{ op: string; amount: string; t: string | null }>(
+  `SELECT op, amount, extra->>'transactionType' AS t FROM wallet_calls WHERE bet_id = $1 AND op <> 'reserve' AND NOT placement_guard ORDER BY seq`, [betId])).rows.map((r) => `${r.op}${r.t ? `/${r.t}` : ''} ${r.amount}`);
+const queued = async (race: number) => (await f.db.pool.query<{ n: number }>(
+  'SELECT count(*)::int AS n FROM settlement_jobs WHERE meeting_id = $1 AND race_number = $2', [MEETING, race])).rows[0]!.n;
+const runner = async (race: number, n: number) => (await f.services.catalogue.getRace(MEETING, race))!.runners.find((r) => r.number === n)!;
+
+test('an import that scratches a runner of an open race queues the race, and the bets on the runner are refunded', async () => {
+  await importRace(2, runners());
+  const onEight = await place(2, 'WIN', [[8]], 5, { price: 9 });
+  const onOne = await place(2, 'WIN', [[1]], 5, { price: 2 });
+  const list = runners();
+  list[7] = { number: 8, name: 'R8', scratched: true };
+  await importRace(2, list);
+  assert.equal(await queued(2), 1, 'the import queued the race in its transaction');
+  const summary = await f.services.settlement.runPending();
+  assert.equal(summary.bets_changed, 1);
+  await worker.drain();
+  assert.deepEqual(await ops(onEight.betId), ['confirm 5.00', 'refundBet 5.00']);
+  assert.equal(await cash(onEight.userId), '1000.00');
+  assert.deepEqual(await ops(onOne.betId), ['confirm 5.00'], 'a bet on a running runner is left alone');
+
+  await importRace(2, list); // the same scratching again: nothing new to settle
+  assert.equal((await f.services.settlement.runPending()).jobs, 0);
+});
+
+test('a scratching or new deductions in an import on a final race refuse the whole file; repeating the race as it stands passes', async () => {
+  const list = runners();
+  list[5] = { number: 6, name: 'R6', scratched: true, win_deduction: 10 };
+  await importRace(3, list);
+  const winner = await place(3, 'WIN', [[1]], 10, { price: 2 });
+  await f.services.catalogue.setStatus(MEETING, 3, 'closed');
+  await f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2], [3]] });
+  await worker.drain();
+  assert.deepEqual(await ops(winner.betId), ['confirm 10.00', 'settleBet 20.00']);
+
+  const scratchWinner = list.map((r) => (r.number === 1 ? { number: 1, name: 'R1', scratched: true } : r.number === 2 ? { ...r, win: 7 } : r));
+  const refused = await importRace(3, scratchWinner).then(() => undefined, (e: unknown) => e);
+  assert.ok(refused instanceof AppError, String(refused));
+  assert.equal(refused.code, 'race_not_trading');
+  assert.match(refused.message, /race 3 of meeting 770301 \(final\)/);
+  assert.equal((await runner(3, 1)).scratched, false, 'nothing of the file written');
+  assert.equal((await runner(3, 2)).win, '3.00', 'not even its prices');
+  assert.equal(await queued(3), 1, 'only the result queued the race');
+
+  const newDeduction = list.map((r) => (r.number === 6 ? { ...r, win_deduction: 20 } : r));
+  await assert.rejects(importRace(3, newDeduction), (e: unknown) => e instanceof AppError && e.code === 'race_not_trading');
+  assert.equal((await runner(3, 6)).win_deduction, '10.00');
+
+  await importRace(3, list); // the file as it was: runner 6 scratched with its 10% already
+  await f.services.settlement.resultRace(MEETING, 3, { placings: [[2], [3], [4]] }); // an amendment
+  await worker.drain();
+  assert.deepEqual(await ops(winner.betId), ['confirm 10.00', 'settleBet 20.00', 'debit/deductbetwin 20.00'], 'lost, never refunded');
+  assert.equal(await cash(winner.userId), '990.00');
+});
+
+test('refunded adds the refund and the partial refund in cents: 0.10 + 0.20 is 0.3', async () => {
+  await importRace(4, runners());
+  const boxed = await place(4, 'EXACTA', [[1, 2, 3]], 0.3, { boxed: true }); // 6 combinations of 5 cents
+  await f.services.catalogue.scratch(MEETING, 4, 3); // 4 combinations hold runner 3
+  await f.services.catalogue.setStatus(MEETING, 4, 'closed');
+  await f.services.settlement.resultRace(MEETING, 4, { placings: [[5], [6], [7]] }); // lost; 0.20 back
+  await f.services.bets.cancelBet({ tenantId: f.tenantId, betId: boxed.betId }, { reason: 'test' });
+  const { rows } = await f.db.pool.query<{ refunded: string; partial_refund: string }>('SELECT refunded, partial_refund FROM bets WHERE bet_id = $1', [boxed.betId]);
+  assert.deepEqual(rows[0], { refunded: '0.10', partial_refund: '0.20' });
+  const view = await f.services.betting.getBet(f.user(boxed.userId), boxed.betId);
+  assert.equal(view!.refunded, 0.3);
+});
