@@ -17,12 +17,15 @@ export interface BettingFixtureOptions {
   settings?: Partial<Config> & Record<string, unknown>;
   /** The services' clock (default: the real one); the wallet sandbox keeps the real time. */
   clock?: () => Date;
+  /** Every user's bonus balance at the sandbox (default 0: a bonus bet is refused). */
+  openingBonus?: string;
 }
 
 /** Race 1 of `meetingId`, starting in an hour: runners 1-4 at win prices 3, 4, 5 and 6. */
 export async function bettingFixture(meetingId: number, options: BettingFixtureOptions = {}) {
   const db = await freshDatabase();
-  const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: options.walletLatencyMs ?? 0 });
+  const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: options.walletLatencyMs ?? 0,
+    ...(options.openingBonus && { openingBonus: options.openingBonus }) });
   const box = createSecretBox(randomBytes(32));
   const services = testServices(db, box, {
     ...(options.settings && { settings: options.settings }), ...(options.clock && { clock: options.clock }),

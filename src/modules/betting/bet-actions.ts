@@ -148,7 +148,9 @@ export function createBetActions(deps: BetActionDeps) {
       return locked(ref, async (tx, bet) => {
         if (!isOpen(bet.status)) refuse(bet, 'cashed out', `it is ${bet.status}; only an accepted bet not yet settled can be`);
         if (KIND_RULES[bet.kind as BetKind].pricing !== 'fixed') refuse(bet, 'cashed out', `${bet.kind} is a tote bet; only fixed-odds bets are cashed out`);
-        const most = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds!)!);
+        const stake = parseDollars(bet.accepted_stake!)!;
+        const payout = payoutCents(stake, decimal(bet.fixed_odds!)!);
+        const most = bet.bonus ? payout - stake : payout; // a bonus bet returns its winnings only
         if (cents > most) throw new AppError('validation_failed', `amount ${centsToDollars(cents)} is more than the bet can return (${centsToDollars(most)})`);
         const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'cashout' }];
         const change = changeOf(bet, 'cashed_out', moves, clock(), 'cash_out', { amount: centsToDollars(cents), by: actor.by ?? 'operator' }, { cashOut: centsToDollars(cents) });

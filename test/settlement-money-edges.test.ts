@@ -1,6 +1,7 @@
 // A scratching that arrives in a catalogue import is a scratching like `race scratch`: the bets it
 // leaves with no live selection are refunded, and a race past taking scratchings refuses the whole
-// file. And a bet's `refunded` (its refund plus a partial refund) is added in cents, not floats.
+// file. And a bet's `refunded` (its refund plus a partial refund) is added in cents, not floats;
+// a bonus bet's cash out is capped at its winnings.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -11,7 +12,7 @@ const MEETING = 770301;
 let f: Awaited<ReturnType<typeof bettingFixture>>;
 let worker: { drain(): Promise<void>; stop(): Promise<void> };
 before(async () => {
-  f = await bettingFixture(MEETING);
+  f = await bettingFixture(MEETING, { openingBonus: '100.00' });
   worker = f.services.wallet.createWorker({ listen: false });
 });
 after(async () => {
@@ -28,10 +29,10 @@ const importRace = (race: number, list: Runner[]) => f.services.catalogue.import
   races: [{ race_number: race, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place', 'exacta'], runners: list }],
 });
 
-async function place(race: number, type: string, selections: number[][], stake: number, extra: { price?: number; boxed?: boolean } = {}) {
+async function place(race: number, type: string, selections: number[][], stake: number, extra: { price?: number; boxed?: boolean; bonus?: boolean } = {}) {
   const userId = randomUUID();
   const bet = await f.services.betting.placeBet(f.user(userId), {
-    idempotencyKey: randomUUID(), type, stake, boxed: extra.boxed ?? false,
+    idempotencyKey: randomUUID(), type, stake, boxed: extra.boxed ?? false, bonus: extra.bonus ?? false,
     legs: [{ meetingId: MEETING, raceNumber: race, selections, ...(extra.price !== undefined && { price: extra.price }) }],
   });
   assert.equal(bet.status, 'ACCEPTED');
@@ -105,4 +106,15 @@ test('refunded adds the refund and the partial refund in cents: 0.10 + 0.20 is 0
   assert.deepEqual(rows[0], { refunded: '0.10', partial_refund: '0.20' });
   const view = await f.services.betting.getBet(f.user(boxed.userId), boxed.betId);
   assert.equal(view!.refunded, 0.3);
+});
+
+test('a bonus bet is cashed out for at most its winnings: $10 at 4.00 for $30.00, not $40.00', async () => {
+  await importRace(5, runners());
+  const bonus = await place(5, 'WIN', [[3]], 10, { price: 4, bonus: true });
+  const ref = { tenantId: f.tenantId, betId: bonus.betId };
+  await assert.rejects(f.services.bets.cashOut(ref, '30.01'), (e: unknown) => e instanceof AppError && e.code === 'validation_failed' && /more than the bet can return \(30\.00\)/.test(e.message));
+  const cash = await place(5, 'WIN', [[3]], 10, { price: 4 });
+  await assert.rejects(f.services.bets.cashOut({ tenantId: f.tenantId, betId: cash.betId }, '40.01'), /can return \(40\.00\)/);
+  const out = await f.services.bets.cashOut(ref, '30.00');
+  assert.deepEqual(out.calls, [{ op: 'credit', amount: '30.00', transactionType: 'cashout' }]);
 });
