@@ -32,6 +32,7 @@ test('worked examples: win, standouts, boxes, multi-race and multis', () => {
     [['QUADDIE', [[[1, 2]], [[3]], [[4, 5, 6]], [[7]]], false], 6],
     [['DAILY_DOUBLE', [[[1, 2]], [[3, 4]]], false], 4],
     [['MULTI', [[[1]], [[5]], [[2]]], false], 1],
+    [['MULTI', Array.from({ length: 10 }, (_, i) => [[i + 1]]), false], 1],
   ];
   for (const [args, expected] of cases) {
     assert.equal(selectionProblem(...args), undefined, JSON.stringify(args));
@@ -49,6 +50,7 @@ test('ill-formed selections are refused with the place of the fault', () => {
     [['TRIFECTA', [[[1], [2]]], false], /takes 3 positions/],
     [['QUADDIE', [[[1]], [[2]]], false], /takes 4 legs/],
     [['MULTI', [[[1]]], false], /at least 2 legs/],
+    [['MULTI', Array.from({ length: 11 }, (_, i) => [[i + 1]]), false], /MULTI takes at most 10 legs, got 11/],
     [['PLACE', [[[1]]], true], /cannot be boxed/],
     [['EXACTA', [[[], [2]]], false], /selections\[0\] is empty/],
     [['WIN', [[[0]]], false], /outside 1-99/],

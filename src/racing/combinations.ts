@@ -1,6 +1,6 @@
 // How many distinct combinations a selection covers, the base of a tote bet's percentage
 // (stake ÷ combinations × 100 of a $1 unit). Pure and exact: counts are integers.
-import { KIND_RULES, MAX_RUNNERS_PER_POSITION, type BetKind } from './bet-kinds.ts';
+import { KIND_RULES, MAX_MULTI_LEGS, MAX_RUNNERS_PER_POSITION, type BetKind } from './bet-kinds.ts';
 
 /** Why a selection is not a bet of its kind, or undefined when it is well-formed. */
 export function selectionProblem(kind: BetKind, legs: number[][][], boxed: boolean): string | undefined {
@@ -8,6 +8,7 @@ export function selectionProblem(kind: BetKind, legs: number[][][], boxed: boole
   if (rule.legs === 'many' ? legs.length < 2 : legs.length !== rule.legs) {
     return rule.legs === 'many' ? `${kind} needs at least 2 legs` : `${kind} takes ${rule.legs} leg${rule.legs === 1 ? '' : 's'}, got ${legs.length}`;
   }
+  if (rule.legs === 'many' && legs.length > MAX_MULTI_LEGS) return `${kind} takes at most ${MAX_MULTI_LEGS} legs, got ${legs.length}`;
   for (const [i, positions] of legs.entries()) {
     const where = legs.length > 1 ? `legs[${i}]` : 'legs[0]';
     for (const [p, runners] of positions.entries()) {
