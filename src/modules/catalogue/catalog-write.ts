@@ -22,7 +22,7 @@ export type OnRaceChange = (tx: Queryable, change: RaceChange) => Promise<void>;
 export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Date, changed: OnRaceChange): Promise<ImportResult> {
   await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
   const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
-  // Locks the races (FOR NO KEY UPDATE by the upsert): their statuses hold until the commit.
+  // The upsert locks the races it updates: their statuses hold until the commit.
   await rq.upsertRaces(tx, races);
   const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
     meeting_id: m.meeting_id, race_number: r.race_number, number: x.number, name: x.name, scratched: x.scratched === true,
