@@ -1,7 +1,7 @@
 // A scratching that arrives in a catalogue import is a scratching like `race scratch`: the bets it
 // leaves with no live selection are refunded, and a race past taking scratchings refuses the whole
 // file. And a bet's `refunded` (its refund plus a partial refund) is added in cents, not floats;
-// a bonus bet's cash out is capped at its winnings.
+// a bonus bet's cash out is capped at its winnings; a bet closed early gives its runner's liability back.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -117,4 +117,24 @@ test('a bonus bet is cashed out for at most its winnings: $10 at 4.00 for $30.00
   await assert.rejects(f.services.bets.cashOut({ tenantId: f.tenantId, betId: cash.betId }, '40.01'), /can return \(40\.00\)/);
   const out = await f.services.bets.cashOut(ref, '30.00');
   assert.deepEqual(out.calls, [{ op: 'credit', amount: '30.00', transactionType: 'cashout' }]);
+});
+
+test('a cancelled or cashed-out WIN gives its room back under max_runner_liability', async () => {
+  await importRace(6, runners()); // runner 4 at 5.00
+  await f.services.betting.setLimits(f.tenantId, { maxRunnerLiability: '100' });
+  try {
+    const full = await place(6, 'WIN', [[4]], 20, { price: 5 }); // a payout of 100: the whole room
+    const over = await f.services.betting.placeBet(f.user(randomUUID()), {
+      idempotencyKey: randomUUID(), type: 'WIN', stake: 1, legs: [{ meetingId: MEETING, raceNumber: 6, selections: [[4]], price: 5 }] });
+    assert.deepEqual([over.status, over.reasonCode], ['REJECTED', 'max_runner_liability']);
+    await f.services.bets.cancelBet({ tenantId: f.tenantId, betId: full.betId }, { reason: 'test' });
+    const again = await place(6, 'WIN', [[4]], 20, { price: 5 });
+    await f.services.bets.cashOut({ tenantId: f.tenantId, betId: again.betId }, '50.00');
+    await place(6, 'WIN', [[4]], 20, { price: 5 });
+    const { rows } = await f.db.pool.query<{ liability: string }>(
+      'SELECT liability FROM runner_liability WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = 6 AND runner = 4', [f.tenantId, MEETING]);
+    assert.deepEqual(rows, [{ liability: '100.00' }]);
+  } finally {
+    await f.services.betting.setLimits(f.tenantId, { maxRunnerLiability: null });
+  }
 });

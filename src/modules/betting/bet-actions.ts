@@ -125,8 +125,23 @@ export function createBetActions(deps: BetActionDeps) {
     await queueCalls(deps.wallet, tx, moves.map((m) => callOf(bet, m)));
     const now = clock();
     await sq.applyChanges(tx, [change], now);
-    await reportChanges(deps.reporting, tx, [[bet, await q.legsOf(tx, bet.tenant_id, bet.bet_id), change]], now);
+    const legs = await q.legsOf(tx, bet.tenant_id, bet.bet_id);
+    await releaseLiability(tx, bet, legs, change);
+    await reportChanges(deps.reporting, tx, [[bet, legs, change]], now);
     return resultOf(bet, change, moves);
+  }
+
+  /**
+   * An open WIN or PLACE bet closed before its race is settled (cancelled, cashed out) no longer
+   * weighs on its runner's liability: the payout its take added (accepted stake × odds) comes off,
+   * so max_runner_liability accepts new bets into that room again.
+   */
+  async function releaseLiability(tx: Queryable, bet: q.BetRow, legs: q.LegRow[], change: sq.BetChange): Promise<void> {
+    if (!isOpen(bet.status) || isOpen(change.to as q.BetRow['status']) || (bet.kind !== 'WIN' && bet.kind !== 'PLACE') || !bet.fixed_odds) return;
+    const leg = legs[0]!;
+    const payout = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds)!);
+    await q.releaseLiability(tx, { tenantId: bet.tenant_id, meetingId: Number(leg.meeting_id), raceNumber: leg.race_number,
+      runner: leg.selections[0]![0]!, kind: bet.kind }, centsToDollars(payout));
   }
 
   return {

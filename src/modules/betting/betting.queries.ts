@@ -242,3 +242,11 @@ export async function lockLiabilityWithLimits(db: Queryable, key: LiabilityKey):
   });
   return rows[0]!;
 }
+
+/** Takes `amount` (dollars) off the runner's liability: an open bet closed before its race is settled. */
+export async function releaseLiability(db: Queryable, key: LiabilityKey, amount: string): Promise<void> {
+  await db.query(
+    `UPDATE runner_liability SET liability = greatest(liability - $6::numeric, 0)
+     WHERE tenant_id = $1 AND meeting_id = $2 AND race_number = $3 AND runner = $4 AND kind = $5`,
+    [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind, amount]);
+}
