@@ -65,7 +65,7 @@ test('an import that scratches a runner of an open race queues the race, and the
   assert.equal((await f.services.settlement.runPending()).jobs, 0);
 });
 
-test('a scratching or new deductions in an import on a final race refuse the whole file; repeating the race as it stands passes', async () => {
+test('a scratching, new deductions or a new runner in an import on a final race refuse the whole file; repeating the race as it stands passes', async () => {
   const list = runners();
   list[5] = { number: 6, name: 'R6', scratched: true, win_deduction: 10 };
   await importRace(3, list);
@@ -87,6 +87,10 @@ test('a scratching or new deductions in an import on a final race refuse the who
   const newDeduction = list.map((r) => (r.number === 6 ? { ...r, win_deduction: 20 } : r));
   await assert.rejects(importRace(3, newDeduction), (e: unknown) => e instanceof AppError && e.code === 'race_not_trading');
   assert.equal((await runner(3, 6)).win_deduction, '10.00');
+
+  const extraRunner = [...list, { number: 9, name: 'R9', win: 10 }]; // a starter more: places paid could change
+  await assert.rejects(importRace(3, extraRunner), (e: unknown) => e instanceof AppError && e.code === 'race_not_trading' && /adds runners to race 3 of meeting 770301 \(final\)/.test(e.message));
+  assert.equal((await f.services.catalogue.getRace(MEETING, 3))!.runners.length, 8);
 
   await importRace(3, list); // the file as it was: runner 6 scratched with its 10% already
   await f.services.settlement.resultRace(MEETING, 3, { placings: [[2], [3], [4]] }); // an amendment

@@ -30,7 +30,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], n
     win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
   }))));
   const scratchings = await rq.scratchingChanges(tx, runners);
-  refuseLateScratchings(scratchings);
+  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners));
   const priceChanges = await rq.upsertRunners(tx, runners, now);
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
@@ -44,15 +44,23 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], n
   return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
 }
 
+type RaceAndStatus = Pick<rq.ScratchingChange, 'meeting_id' | 'race_number' | 'status'>;
+
 /**
- * A new scratching, or new deductions, on a race past taking scratchings (interim, final,
- * abandoned) would re-settle bets already paid on a feed's say: the whole file is refused, as
- * `race scratch` refuses it. A file that repeats a scratching as it stands changes nothing and passes.
+ * A new scratching, new deductions or a new runner on a race past taking scratchings (interim,
+ * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
+ * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. A
+ * file that repeats the race as it stands changes nothing of it and passes.
  */
-function refuseLateScratchings(changes: rq.ScratchingChange[]): void {
-  const late = changes.filter((c) => !acceptsScratchings(c.status as RaceStatus));
-  if (!late.length) return;
-  const races = late.map((c) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`).join(', ');
-  throw new AppError('race_not_trading', `nothing imported: the file scratches runners or changes deductions in ${races}; ` +
-    'scratchings are taken only until a race is resulted', { extensions: { races: late.map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status })) } });
+function refuseLateChanges(scratchings: RaceAndStatus[], gaining: RaceAndStatus[]): void {
+  const late = (list: RaceAndStatus[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
+  const name = (c: RaceAndStatus) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
+  const problems = [
+    ...late(scratchings).map((c) => `scratches runners or changes deductions in ${name(c)}`),
+    ...late(gaining).map((c) => `adds runners to ${name(c)}`),
+  ];
+  if (!problems.length) return;
+  const races = [...late(scratchings), ...late(gaining)].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
+  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted`,
+    { extensions: { races } });
 }

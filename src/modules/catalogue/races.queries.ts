@@ -137,6 +137,19 @@ export async function scratchingChanges(db: Queryable, runners: RunnerInput[]): 
   return rows;
 }
 
+/** The races, with their status, to which `runners` would add a runner they do not have yet. */
+export async function racesGainingRunners(db: Queryable, runners: RunnerInput[]): Promise<Array<{ meeting_id: string; race_number: number; status: string }>> {
+  if (!runners.length) return [];
+  const { rows } = await db.query<{ meeting_id: string; race_number: number; status: string }>(
+    `SELECT DISTINCT u.m AS meeting_id, u.n AS race_number, rs.status
+     FROM unnest($1::bigint[], $2::int[], $3::int[]) AS u(m, n, k)
+     JOIN race_starts rs ON rs.meeting_id = u.m AND rs.race_number = u.n
+     WHERE NOT EXISTS (SELECT 1 FROM runners x WHERE x.meeting_id = u.m AND x.race_number = u.n AND x.runner_number = u.k)
+     ORDER BY 1, 2`,
+    [runners.map((r) => r.meeting_id), runners.map((r) => r.race_number), runners.map((r) => r.number)]);
+  return rows;
+}
+
 /**
  * Adds or updates runners. A scratching is kept (an import never unscratches); a price not given
  * keeps the current one. Returns how many price changes the trigger recorded in this transaction.

@@ -153,7 +153,7 @@ test('an import that scratches a runner of a resulted race is a 409 problem and 
   const res = await call('POST', '/catalog/meetings', admin, file);
   assert.deepEqual([res.statusCode, res.json().code], [409, 'race_not_trading'], res.body);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
-  assert.match(res.json().detail, /race 1 of meeting 900101 \(final\).*taken only until a race is resulted/);
+  assert.match(res.json().detail, /scratches runners or changes deductions in race 1 of meeting 900101 \(final\); a race's runners change only until it is resulted/);
   const runners = (await ctx.services.catalogue.getRace(M, 1))!.runners;
   assert.deepEqual(runners.filter((r) => r.number === 2 || r.number === 3).map((r) => [r.scratched, r.win]), [[false, '4.00'], [false, '5.00']]);
 });
