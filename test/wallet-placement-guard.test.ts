@@ -70,3 +70,18 @@ test('a call queued after the guard went out is refused: the bet cannot be taken
   await assert.rejects(f.enqueue(confirm(bet)), (error: unknown) => error instanceof AppError && error.code === 'wallet_reservation_released');
   assert.deepEqual(await statuses(bet.betId), [['reserve', 'delivered'], ['refundBet', 'delivered']], 'nothing written');
 });
+
+test('a guard sent once and failed retryably counts as gone out: a late call is refused, one at a time or in a batch', async () => {
+  const bet = await reserved();
+  f.clock.advance(WINDOW_MS);
+  f.sandbox.injectFaults([{ op: 'refundBet', kind: 'apply-then-fail' }]); // the wallet refunds, then answers 500
+  await f.worker.drain();
+  const { rows } = await f.db.pool.query<{ status: string; attempts: number }>(
+    'SELECT status, attempts FROM wallet_calls WHERE bet_id = $1 AND placement_guard', [bet.betId]);
+  assert.deepEqual(rows, [{ status: 'pending', attempts: 1 }], 'back to pending for its retry');
+  assert.equal((await f.sandbox.balances(bet.userId)).reserved, '0.00', 'the wallet applied it');
+  const released = (error: unknown) => error instanceof AppError && error.code === 'wallet_reservation_released';
+  await assert.rejects(f.enqueue(confirm(bet)), released);
+  await assert.rejects(withTransaction(f.db.pool, (tx) => f.wallet.enqueueMany(tx, [{ tenantId: f.tenantId, ...confirm(bet) }])), released);
+  assert.deepEqual(await statuses(bet.betId), [['reserve', 'delivered'], ['refundBet', 'pending']], 'nothing written');
+});

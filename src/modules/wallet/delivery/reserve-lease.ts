@@ -12,6 +12,9 @@ export function holdLease(db: Pool, key: { tenant_id: string; transaction_id: st
   const stop = new AbortController();
   const every = Math.max(200, Math.floor(leaseMs / 3));
   let leaseUntil = until.getTime();
+  // Written so late that the lease could run out before the first renewal (a stalled database):
+  // not sent at all, the rescue asks once the lease has ended.
+  if (leaseUntil - clock().getTime() <= every) stop.abort('lease about to run out before the reserve was sent');
   const timer = setInterval(() => {
     const now = clock().getTime();
     if (leaseUntil - now <= every) return stop.abort('lease about to run out: it could not be renewed');

@@ -85,6 +85,13 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     state.claiming = oq
       .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil })
       .then((rows) => {
+        // A claim answered so late that its lease could run out before the first renewal (the
+        // database or this process stalled): sending now could overlap another sender that
+        // claims the calls once the lease ends. They are left to their leases, unsent.
+        if (rows.length && leaseUntil.getTime() - clock().getTime() <= renewEveryMs) {
+          log('wallet claim answered too late: its calls are left to their leases', { tenant: tenantId, calls: rows.length });
+          return 0;
+        }
         for (const row of rows) start(state, row, owner, leaseUntil.getTime());
         return rows.length;
       })

@@ -31,9 +31,9 @@ export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<Batch
   const { rows } = await db.query<{ problem: BatchProblem['problem'] | 'guard'; tenant_id: string; bet_id: string | null; status: string | null; transaction_id: string | null }>(
     `WITH k AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::bool[]) AS k(tenant_id, bet_id, refund)),
      guards AS (
-       SELECT k.tenant_id, k.bet_id, g.transaction_id, g.status
+       SELECT k.tenant_id, k.bet_id, g.transaction_id, g.status, g.attempts
          FROM k CROSS JOIN LATERAL (
-                SELECT transaction_id, status FROM wallet_calls g
+                SELECT transaction_id, status, attempts FROM wallet_calls g
                  WHERE g.tenant_id = k.tenant_id AND g.bet_id = k.bet_id AND g.placement_guard AND g.status <> 'skipped'
                    FOR UPDATE) g)
      SELECT 'unconfigured' AS problem, t.tenant_id, NULL::uuid AS bet_id, NULL AS status, NULL::uuid AS transaction_id
@@ -47,7 +47,7 @@ export async function checkBatch(db: Queryable, bets: BatchBet[]): Promise<Batch
                ORDER BY w.seq LIMIT 1) r ON true
       WHERE k.refund AND r.status IS DISTINCT FROM 'delivered'
      UNION ALL
-     SELECT CASE status WHEN 'pending' THEN 'guard' ELSE 'fired' END, tenant_id, bet_id, status, transaction_id
+     SELECT CASE WHEN status = 'pending' AND attempts = 0 THEN 'guard' ELSE 'fired' END, tenant_id, bet_id, status, transaction_id
        FROM guards`,
     [bets.map((b) => b.tenant_id), bets.map((b) => b.bet_id), bets.map((b) => b.refund)],
   );

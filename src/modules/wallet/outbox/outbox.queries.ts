@@ -120,13 +120,14 @@ export async function notifyWorkers(db: Queryable, tenantId: string): Promise<vo
 export async function releasePlacementGuard(db: Queryable, tenantId: string, betId: string, now: Date): Promise<'released' | 'none' | 'fired'> {
   // FOR UPDATE reads the guard's latest state (a worker claiming it concurrently has committed or
   // skips it as locked), so "pending" here cannot be sent before this transaction ends.
-  const { rows } = await db.query<{ transaction_id: string; status: CallRow['status'] }>(
-    'SELECT transaction_id, status FROM wallet_calls WHERE tenant_id = $1 AND bet_id = $2 AND placement_guard FOR UPDATE',
+  const { rows } = await db.query<{ transaction_id: string; status: CallRow['status']; attempts: number }>(
+    'SELECT transaction_id, status, attempts FROM wallet_calls WHERE tenant_id = $1 AND bet_id = $2 AND placement_guard FOR UPDATE',
     [tenantId, betId],
   );
   const guard = rows[0];
   if (!guard || guard.status === 'skipped') return 'none';
-  if (guard.status !== 'pending') return 'fired';
+  // A pending guard with attempts was sent and failed retryably: the wallet may have applied it.
+  if (guard.status !== 'pending' || guard.attempts > 0) return 'fired';
   await db.query(
     `UPDATE wallet_calls SET status = 'skipped', finished_at = $3,
             note = 'not sent: placement queued its next call in time (placement guard)'
