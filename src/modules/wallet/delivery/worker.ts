@@ -110,7 +110,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       .catch((error: unknown) => log('wallet delivery crashed', { err: String(error), transactionId: row.transaction_id }))
       .finally(() => {
         state.inflight--;
-        inFlight.delete(key);
+        // Only this send's entry: an abandoned send that ends late must not drop a newer one's.
+        if (inFlight.get(key) === sending) inFlight.delete(key);
         deliveries.delete(p);
       });
     deliveries.add(p);
