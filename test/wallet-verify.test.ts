@@ -57,7 +57,7 @@ test('refused before saving: unreachable, refused credentials, not a wallet — 
   const cases: Array<[Parameters<Services['wallet']['setWallet']>[0], RegExp]> = [
     [credentials(dead), /^wallet not saved: the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token: connection refused \(ECONNREFUSED\) \(--no-verify saves it without this check\)$/],
     [credentials(tokens.url, 'wrong-secret-000'), /^wallet not saved: the wallet refused the client credentials: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token answered HTTP 401 /],
-    [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(docs\/wallet\.md\), got HTTP 404 <html>Not Found<\/html>/],
+    [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(docs\/wallet\.md\), got HTTP 404 with a body that is not a wallet's error \(\d+ bytes, not shown\)/],
     [apiKey(keyed.url, 'not-the-key'), /^wallet not saved: the wallet refused the API key \(header x-operator-key, signed\): POST http:\/\/127\.0\.0\.1:\d+\/refundBet answered HTTP 401 /],
     [apiKey(keyed.url, API_KEY, null), /refused the API key \(header x-operator-key, unsigned\): .*INVALID_SIGNATURE/], // this wallet requires signed calls
     [apiKey(notAWalletUrl), /^wallet not saved: no wallet at http:\/\/127\.0\.0\.1:\d+: an empty refundBet should be refused with a 4xx \{message, code, statusCode\} \(docs\/wallet\.md\), got HTTP 404/],
@@ -93,4 +93,21 @@ test('the CLI checks by default, refuses in one line with exit 1, and saves unch
   const unchecked = await runCli([...args, '--no-verify'], env);
   assert.equal(unchecked.code, 0, unchecked.stderr);
   assert.deepEqual([unchecked.json().url, unchecked.json().verified], [dead, null]);
+});
+
+test('the check never reads back what a service that is not a wallet answers (the URL is the caller\'s)', async () => {
+  const internal = http.createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end('db_password=hunter2'));
+  await new Promise<void>((resolve) => internal.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(internal.address() as AddressInfo).port}`;
+  try {
+    for (const input of [credentials(url), apiKey(url)]) {
+      await assert.rejects(services.wallet.setWallet(input), (error: Error) => {
+        assert.match(error.message, /got HTTP 200 with a body that is not a wallet's error \(19 bytes, not shown\)/);
+        assert.doesNotMatch(error.message, /hunter2/);
+        return true;
+      });
+    }
+  } finally {
+    await new Promise((resolve) => internal.close(resolve));
+  }
 });

@@ -29,10 +29,18 @@ const NO_CONNECTION: Record<string, string> = {
 const refuse = (reason: string) =>
   new AppError('bad_request', `wallet not saved: ${reason} (--no-verify saves it without this check)`);
 
-/** What came back, for a message: the status and the start of the body. */
+/**
+ * What came back, for a message: the status and, from a JSON body, only the fields a wallet's
+ * error carries (spec 2.6 `code`, `message`; OAuth `error`, `error_description`). Never the raw
+ * body: the URL is the caller's, and the answer of a service that is not a wallet (an internal
+ * address) must not be read back through this message.
+ */
 function shown(a: Answer): string {
-  const body = a.text.replace(/\s+/g, ' ').trim();
-  return `HTTP ${a.status} ${body ? (body.length > 120 ? `${body.slice(0, 120)}…` : body) : '(empty body)'}`;
+  const fields = ['code', 'message', 'error', 'error_description']
+    .filter((k) => typeof a.json?.[k] === 'string')
+    .map((k) => `${k}: ${(a.json![k] as string).replace(/\s+/g, ' ').trim().slice(0, 80)}`);
+  const what = fields.length ? fields.join(', ') : a.text.trim() ? `a body that is not a wallet's error (${a.text.length} bytes, not shown)` : 'an empty body';
+  return `HTTP ${a.status} with ${what}`;
 }
 
 async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
