@@ -139,13 +139,15 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
     /**
      * The changes of bets of `tenantIds` (default: every tenant the caller sees) from now on. Each
      * tenant asked for must be the caller's own or granted (FORBIDDEN otherwise); the token is
-     * required, as for getBets. The tenants are fixed when the subscription starts.
+     * required, as for getBets. The tenants are fixed when the subscription starts; a client revoked
+     * or a tenant disabled meanwhile ends it at its next update.
      */
     async betUpdates(caller: Caller, tenantIds: string[] | null | undefined): Promise<AsyncIterableIterator<BetUpdate>> {
       requireToken(caller);
       if (tenantIds && tenantIds.length === 0) throw new AppError('bad_request', 'tenant_ids names no tenant; omit it for every tenant the client sees');
       const tenants = new Set(tenantIds ? allowedTenants(caller, tenantIds) : caller.client.tenant_ids);
-      return deps.updates.stream((u) => tenants.has(u.tenant_id));
+      const updates = await deps.updates.stream((u) => tenants.has(u.tenant_id));
+      return whileActive(updates, async () => (await deps.tenants.backofficeClient(caller.client.client_id)) !== undefined);
     },
 
     /** The bet an update announces, as getBets reads it (null if it is not of a tenant the caller sees). */
@@ -163,6 +165,27 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
 }
 
 export type BackofficeService = ReturnType<typeof createBackofficeService>;
+
+/**
+ * `source`, ended (and closed) at the first update found after `active` turned false: a client
+ * revoked or a tenant disabled since the subscription started gets nothing more (seen within the
+ * client lookup's cache, as every request sees it) and the subscription completes.
+ */
+function whileActive<T>(source: AsyncIterableIterator<T>, active: () => Promise<boolean>): AsyncIterableIterator<T> {
+  const done = (): IteratorResult<T> => ({ done: true, value: undefined });
+  const iterator: AsyncIterableIterator<T> = {
+    async next() {
+      const item = await source.next();
+      if (item.done || await active()) return item;
+      await source.return?.();
+      return done();
+    },
+    return: async () => (await source.return?.()) ?? done(),
+    throw: async (error?: unknown) => (await source.throw?.(error)) ?? done(),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}
 
 /*
  * The back-office clients a process has recently identified, by x-api-key, for a few seconds
