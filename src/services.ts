@@ -51,7 +51,8 @@ export function createServices(deps: ServiceDeps) {
   });
   // A final result, an abandonment or a scratching queues its race for settlement in its own transaction.
   const catalogue = createCatalogueService({ db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()) });
-  const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000, ...deps.userAuth });
+  const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000,
+    ...(deps.log && { log: deps.log }), ...deps.userAuth });
   // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).
   const cursors = createCursorCodec(box.derive('cursor'));
   const intake = createIntakeService({ db, config, clock, cursors });

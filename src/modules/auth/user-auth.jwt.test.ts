@@ -15,6 +15,7 @@ import { freePort } from '../../../test/helpers/net.ts';
 const COOLDOWN_MS = 500;
 let db: TestDatabase;
 let services: Services;
+const logged: Array<Record<string, unknown>> = [];
 const clock = testClock();
 const servers: TestJwks[] = [];
 let jwksA: TestJwks;
@@ -41,7 +42,7 @@ async function server(clientId: string): Promise<TestJwks> {
 before(async () => {
   db = await freshDatabase();
   const box = createSecretBox(randomBytes(32));
-  services = testServices(db, box, { clock, userAuth: { jwksCooldownMs: COOLDOWN_MS, jwksTimeoutMs: 300 } });
+  services = testServices(db, box, { clock, log: (message, fields) => logged.push({ message, ...fields }), userAuth: { jwksCooldownMs: COOLDOWN_MS, jwksTimeoutMs: 300 } });
   jwksA = await server('frontend-a');
   jwksB = await server('frontend-b');
   tenantA = await jwtTenant('Alpha Bet', jwksA);
@@ -207,6 +208,10 @@ test('a JWKS that cannot be fetched is a 503 (retry), not a 401', async () => {
   const token = await jwksA.token(randomUUID(), { now: clock() });
   const error = await refused(id, token, 'jwks_unavailable', 'user_auth_unavailable');
   assert.equal(error.status, 503);
+  const told = logged.filter((l) => l.tenant === id);
+  assert.equal(told.length, 1, 'logged for the operator');
+  assert.deepEqual([told[0]!.message, told[0]!.jwks_url], ['tenant JWKS unavailable: check its jwks_url', closed]);
+  assert.ok(!JSON.stringify(told).includes(token.split('.')[1]!), 'never the token');
   for (const fault of ['hang', 'status500', 'not-json'] as const) {
     const broken = await server(`frontend-${fault}`);
     broken.fault = fault;

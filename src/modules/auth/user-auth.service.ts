@@ -44,6 +44,8 @@ export interface UserAuthServiceDeps {
   configTtlMs?: number;
   /** How long a verified user token is reused without checking its signature again (default 60 s; 0: never). */
   verifiedTokenTtlMs?: number;
+  /** Operator-facing events (a tenant's JWKS unavailable). */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 interface Loaded {
@@ -117,6 +119,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
     cacheMaxAgeMs: 9 * 60_000,
     verifiedTtlMs: deps.verifiedTokenTtlMs ?? 60_000,
     verifiedMaxEntries: 10_000,
+    ...(deps.log && { log: deps.log }),
   });
 
   /**

@@ -34,6 +34,8 @@ export interface JwtVerifierOptions {
   verifiedTtlMs: number;
   /** Most verified tokens kept at once. */
   verifiedMaxEntries: number;
+  /** Where a JWKS that cannot be fetched or read is told to the operator (never with the token). */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
 class KeySetUnavailable extends Error {}
@@ -115,6 +117,7 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
         return await remote(header, token);
       } catch (error) {
         if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
+        options.log?.('tenant JWKS unavailable: check its jwks_url', { module: 'user-auth', tenant: tenant.tenantId, jwks_url: tenant.jwksUrl, err: String(error) });
         throw new KeySetUnavailable('JWKS unavailable', { cause: error });
       }
     };
