@@ -37,3 +37,9 @@ test('a replay never moves a timestamp past now: early in the day it lands on th
   }
   assert.equal(daysToMoveNotAfter(['2024-05-01', 'no date'], '2026-11-24', new Date('2026-11-24T00:00:00Z')), 937, 'dates alone do not hold it back');
 });
+
+test('the latest time of a file of 200,000 bets (no spread of them as arguments: the stack would overflow)', () => {
+  const times = Array.from({ length: 200_000 }, (_, i) => `2024-05-01T${String(10 + (i % 10)).padStart(2, '0')}:00:00+10:00`);
+  assert.equal(daysToMoveNotAfter(times, '2026-11-24', new Date('2026-11-24T09:00:00Z')), 937, 'the last bet, 19:00+10, is 09:00Z');
+  assert.equal(daysToMoveNotAfter(times, '2026-11-24', new Date('2026-11-24T08:59:59Z')), 936);
+});

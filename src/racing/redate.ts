@@ -53,7 +53,7 @@ export function daysToMoveNotAfter(texts: unknown[], date: string, now: Date): n
   const instants = texts.flatMap((t) => (typeof t === 'string' && DATE.test(t) && t.includes('T') && !Number.isNaN(Date.parse(t)) ? [Date.parse(t)] : []));
   if (!instants.length) return days;
   // Whole days added to the date part move the instant by whole days: the offset is kept as written.
-  const latest = Math.max(...instants);
+  const latest = instants.reduce((a, b) => (b > a ? b : a)); // not Math.max(...): a large file overflows the stack
   while (latest + days * DAY_MS > now.getTime()) days -= 1;
   return days;
 }

@@ -53,6 +53,16 @@ test('ids follow the version: V1 integers, V2 strings', () => {
   assert.equal(readBets(line('B-9'), 'ndjson', 2)[0]!.bet.id, 'B-9');
 });
 
+test('an integer id a JSON number cannot hold exactly is refused, not rounded into another bet\'s id', () => {
+  const file = '{"meeting_id": 1, "race_number": 1, "id": 1234567890123456789}\n{"meeting_id": 1, "race_number": 1, "id": 1234567890123456788}\n';
+  for (const version of [1, 2] as const) {
+    assert.deepEqual(problems(() => readBets(file, 'ndjson', version)), [1, 2].map((n) =>
+      `line ${n}: id is an integer above 9007199254740991, which a JSON number cannot hold exactly; write it as a string ("id": "…")`));
+  }
+  assert.equal(readBets('{"meeting_id": 1, "race_number": 1, "id": "1234567890123456789"}', 'ndjson', 2)[0]!.bet.id, '1234567890123456789');
+  assert.equal(readBets('{"meeting_id": 1, "race_number": 1, "id": 9007199254740991}', 'ndjson', 2)[0]!.bet.id, '9007199254740991');
+});
+
 test('CSV: header names the fields; booleans, money and integers converted; empty cells left out', () => {
   const csv = 'meeting_id,race_number,id,leg,amount,payout,bonus,resulted,runner_number,exotics_selection,user_id,price\n' +
     '55,2,9,2,3.333333333333333,-1.5,yes,FALSE,4,,cash,abc\n';

@@ -102,6 +102,10 @@ function toFileBet(
   if (race === undefined || race.length > 6) {
     problems.push(raceRaw === undefined || raceRaw === '' ? `${at}: race_number is missing` : `${at}: race_number must be a positive integer`);
   }
+  // JSON.parse has already rounded such a number: two ids could become one, so it is refused.
+  if (typeof bet.id === 'number' && Number.isInteger(bet.id) && !Number.isSafeInteger(bet.id)) {
+    problems.push(`${at}: id is an integer above ${Number.MAX_SAFE_INTEGER}, which a JSON number cannot hold exactly; write it as a string ("id": "…")`);
+  }
   if (problems.length > before) return undefined;
   coerceId(bet, version);
   return { meetingId: meetingId!, raceNumber: Number(race), bet, at };
