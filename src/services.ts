@@ -50,7 +50,11 @@ export function createServices(deps: ServiceDeps) {
     refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
   });
   // A final result, an abandonment or a scratching queues its race for settlement in its own transaction.
-  const catalogue = createCatalogueService({ db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()) });
+  const catalogue = createCatalogueService({
+    db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()),
+    // Declared below; called only once both exist.
+    onMeetingsWritten: (tx, meetingIds) => intake.refreshRacingDays(tx, meetingIds),
+  });
   const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000,
     ...(deps.log && { log: deps.log }), ...deps.userAuth });
   // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).

@@ -78,10 +78,13 @@ export interface CatalogueDeps {
   clock?: () => Date;
   /** Called inside the changing transaction (settlement queues the race there). */
   onRaceChange?: (tx: Queryable, change: RaceChange) => Promise<void>;
+  /** Called inside an import's transaction with the meetings it wrote (stored bets follow their dates). */
+  onMeetingsWritten?: (tx: Queryable, meetingIds: number[]) => Promise<unknown>;
 }
 
-export function createCatalogueService({ db, clock = () => new Date(), onRaceChange }: CatalogueDeps) {
+export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten }: CatalogueDeps) {
   const changed = (tx: Queryable, change: RaceChange) => onRaceChange?.(tx, change) ?? Promise.resolve();
+  const written = (tx: Queryable, meetings: Array<{ meeting_id: number }>) => onMeetingsWritten?.(tx, meetings.map((m) => m.meeting_id));
 
   /** The race locked for a change (FOR NO KEY UPDATE: waits for placements holding FOR SHARE). */
   async function lockedRace(tx: Queryable, meetingId: number, raceNumber: number): Promise<rq.RaceRow> {
@@ -103,6 +106,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
         await q.upsertMeetings(tx, meetings);
         const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, ...r })));
         await q.upsertRaceStarts(tx, races);
+        await written(tx, meetings);
         return { imported: meetings.length, races: races.length };
       });
     },
@@ -115,7 +119,11 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const existing = await rq.raceNumbers(db, meetingIdsOf(input));
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
-      return withTransaction(db, (tx) => writeMeetings(tx, checked.meetings, clock(), changed));
+      return withTransaction(db, async (tx) => {
+        const result = await writeMeetings(tx, checked.meetings, clock(), changed);
+        await written(tx, checked.meetings);
+        return result;
+      });
     },
 
     /**

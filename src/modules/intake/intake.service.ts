@@ -9,6 +9,7 @@ import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
 import { concurrentChange } from './versions.queries.ts';
 import { reportPlacedBets } from './placed-bets.ts';
+import { refreshRacingDays } from './racing-days.queries.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 import { MAX_LEG } from './validate-bet.ts';
@@ -143,6 +144,8 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     listBets,
     /** Bets placed through wagerline, written inside the caller's open transaction (placed-bets.ts). */
     reportPlacedBets,
+    /** Meetings written to the catalogue: their bets' racing day and deadlines follow, in the caller's transaction. */
+    refreshRacingDays,
   };
 }
 
