@@ -19,7 +19,7 @@ export const VERSION_COLUMNS = ALL.filter((c) => c !== 'revision');
 /**
  * The CTEs `up` and `hist` that store the rows of a CTE named `versions` (every column but revision)
  * at `receivedAt` (an SQL expression). `up` inserts a new bet at revision 1 and updates a changed
- * one to the next revision, in key order so that two writers of overlapping rows lock them in the
+ * one, unless the stored version was received later, to the next revision, in key order so that two writers of overlapping rows lock them in the
  * same order (no deadlocks); it returns (tenant_id, source, bet_id, leg, revision, late,
  * racing_day, deadline_at) of the rows written. `hist` copies each version that `up` replaced to
  * reported_bet_revisions: reported_bets read there is the statement's snapshot. If another
@@ -36,6 +36,9 @@ export function storeVersions(receivedAt: string): string {
     ${[...CONTENT, ...RECEIPT].map((c) => `${c} = excluded.${c}`).join(', ')},
     revision = b.revision + 1
   WHERE (${CONTENT.map((c) => `b.${c}`).join(', ')}) IS DISTINCT FROM (${CONTENT.map((c) => `excluded.${c}`).join(', ')})
+    -- A version received before the stored one (two uploads of a race, the later received first
+    -- to get the race's lock) never replaces it.
+    AND b.last_received_at <= excluded.last_received_at
   RETURNING b.tenant_id, b.source, b.bet_id, b.leg, b.revision, b.late, b.racing_day, b.deadline_at
 ), hist AS (
   -- OFFSET 0 keeps the lateral probe a per-row primary-key lookup, only for the rows that changed.
