@@ -205,5 +205,23 @@ export function readBets(text: string, format: FileFormat, version: 1 | 2): File
   }
   if (problems.length) throw new BetsFileError(problems);
   if (!bets.length) throw new BetsFileError(['the file holds no bets']);
+  const repeated = repeatedBets(bets);
+  if (repeated.length) throw new BetsFileError(repeated);
   return bets;
+}
+
+/**
+ * One bet (source, id, leg) twice in one race: its two rows would go in one request (refused) or in
+ * two sent at once, whichever arrives last winning. A file holds each bet once, in its latest state.
+ */
+function repeatedBets(bets: FileBet[]): string[] {
+  const seen = new Map<string, string>();
+  const problems: string[] = [];
+  for (const { meetingId, raceNumber, bet, at } of bets) {
+    const key = JSON.stringify([meetingId, raceNumber, bet.source ?? null, bet.id ?? null, bet.leg ?? 1]);
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, at);
+    else problems.push(`${at}: the same bet as ${first} (source, id and leg in one race); a file holds each bet once, in its latest state`);
+  }
+  return problems;
 }
