@@ -111,3 +111,13 @@ test('the check never reads back what a service that is not a wallet answers (th
     await new Promise((resolve) => internal.close(resolve));
   }
 });
+
+test('a URL carrying a user name or password is refused without echoing it, and nothing is saved', async () => {
+  await assert.rejects(services.wallet.setWallet({ ...credentials(tokens.url.replace('http://', 'http://ops:s3cret-pw@')), verify: false }), (error: Error & { code?: string }) => {
+    assert.equal(error.code, 'bad_request');
+    assert.match(error.message, /--url must not carry a user name or password/);
+    assert.doesNotMatch(error.message, /s3cret-pw/);
+    return true;
+  });
+  assert.deepEqual((await saved()).filter((r) => r.url.includes('s3cret')), []);
+});

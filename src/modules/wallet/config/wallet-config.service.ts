@@ -49,6 +49,8 @@ function checkUrl(raw: string): string {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--url must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
   if (url.search || url.hash) throw bad('--url must not carry a query string or fragment');
+  // The URL is shown (tenant show, messages) and stored as it is; credentials are sealed apart.
+  if (url.username || url.password) throw bad('--url must not carry a user name or password: give the wallet\'s credentials with --client-id and --client-secret, or --api-key (stored sealed)');
   return url.toString().replace(/\/+$/, '');
 }
 
