@@ -159,3 +159,18 @@ test('logs: no token of either mode and no X-Host-State-User ever reach them', a
     assert.equal(logs.includes(secret), false, `logs contain ${secret.slice(0, 12)}…`);
   }
 });
+
+test('admits: a configured tenant yes; disabled or never configured no (what a running subscription asks)', async () => {
+  const id = (await services.tenants.createTenant({ name: 'Admitting Bet' })).tenant_id;
+  const other = testServices(db, box, { userAuth: { configTtlMs: 0 } });
+  try {
+    assert.equal(await other.users.admits(id), false, 'no user auth configured');
+    await services.users.setAuth(id, { mode: 'custom' });
+    assert.equal(await other.users.admits(id), true);
+    await services.tenants.disableTenant(id);
+    assert.equal(await other.users.admits(id), false);
+    assert.equal(await other.users.admits(randomUUID()), false, 'no such tenant');
+  } finally {
+    await other.close();
+  }
+});

@@ -156,6 +156,17 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
   }
 
   return {
+    /**
+     * Whether the tenant still admits its frontend users (not disabled, user auth configured), as
+     * authenticate sees it (within the configuration cache): a running subscription asks.
+     */
+    async admits(tenantId: string): Promise<boolean> {
+      return configOf(tenantId).then(() => true, (error: unknown) => {
+        if (error instanceof AppError && error.code === 'user_unauthenticated') return false;
+        throw error;
+      });
+    },
+
     /** Configures how a tenant's frontend users authenticate (wagerline tenant set-auth). */
     async setAuth(tenantId: string, input: SetUserAuthInput): Promise<UserAuthView> {
       const id = requireUuid(tenantId);

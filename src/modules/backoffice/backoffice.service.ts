@@ -11,7 +11,7 @@ import { isUuid } from '../../racing/values.ts';
 import type { Principal } from '../auth/tokens.service.ts';
 import type { BackofficeBet, BackofficeReads, BetParts, BetsPage } from '../betting/backoffice-reads.ts';
 import type { BetActions } from '../betting/bet-actions.ts';
-import type { BetUpdate, BetUpdates } from '../betting/bet-updates.ts';
+import { whileActive, type BetUpdate, type BetUpdates } from '../betting/bet-updates.ts';
 import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
 
 export const SCOPE = 'backoffice';
@@ -165,27 +165,6 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
 }
 
 export type BackofficeService = ReturnType<typeof createBackofficeService>;
-
-/**
- * `source`, ended (and closed) at the first update found after `active` turned false: a client
- * revoked or a tenant disabled since the subscription started gets nothing more (seen within the
- * client lookup's cache, as every request sees it) and the subscription completes.
- */
-function whileActive<T>(source: AsyncIterableIterator<T>, active: () => Promise<boolean>): AsyncIterableIterator<T> {
-  const done = (): IteratorResult<T> => ({ done: true, value: undefined });
-  const iterator: AsyncIterableIterator<T> = {
-    async next() {
-      const item = await source.next();
-      if (item.done || await active()) return item;
-      await source.return?.();
-      return done();
-    },
-    return: async () => (await source.return?.()) ?? done(),
-    throw: async (error?: unknown) => (await source.throw?.(error)) ?? done(),
-    [Symbol.asyncIterator]: () => iterator,
-  };
-  return iterator;
-}
 
 /*
  * The back-office clients a process has recently identified, by x-api-key, for a few seconds

@@ -213,3 +213,25 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
 }
 
 export type BetUpdates = ReturnType<typeof createBetUpdates>;
+
+/**
+ * `source`, ended (and closed) at the first update found after `active` turned false: a client
+ * revoked, a tenant disabled since the subscription started gets nothing more, and the
+ * subscription completes. A check that fails (the database away) lets the update through; the next
+ * update checks again.
+ */
+export function whileActive<T>(source: AsyncIterableIterator<T>, active: () => Promise<boolean>): AsyncIterableIterator<T> {
+  const done = (): IteratorResult<T> => ({ done: true, value: undefined });
+  const iterator: AsyncIterableIterator<T> = {
+    async next() {
+      const item = await source.next();
+      if (item.done || await active().catch(() => true)) return item;
+      await source.return?.();
+      return done();
+    },
+    return: async () => (await source.return?.()) ?? done(),
+    throw: async (error?: unknown) => (await source.throw?.(error)) ?? done(),
+    [Symbol.asyncIterator]: () => iterator,
+  };
+  return iterator;
+}

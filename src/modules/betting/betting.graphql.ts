@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
-import type { BetUpdate } from './bet-updates.ts';
+import { whileActive, type BetUpdate } from './bet-updates.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
@@ -69,6 +69,8 @@ const MAX_SUBSCRIPTION_TOKENS = 2000;
 /** Who is asking: user authentication reads the request's headers. */
 export interface UserAuthenticator {
   authenticate(headers: FastifyRequest['headers']): Promise<BettingUser>;
+  /** Whether the tenant still admits its users (a running subscription ends when it does not). */
+  admits(tenantId: string): Promise<boolean>;
 }
 
 const MAX_PAGE = 100;
@@ -125,7 +127,10 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
     resolvers: {
       Subscription: {
         myBetUpdated: {
-          subscribe: (_root: unknown, _args: unknown, ctx: MercuriusContext) => deps.betting.myBetUpdates(subscriber(ctx)),
+          subscribe: async (_root: unknown, _args: unknown, ctx: MercuriusContext) => {
+            const user = subscriber(ctx);
+            return whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId));
+          },
           resolve: async (update: BetUpdate, _args: unknown, ctx: MercuriusContext) => {
             const bet = await deps.betting.getBet(subscriber(ctx), update.bet_id);
             if (!bet) throw new AppError('bet_not_found', `bet ${update.bet_id} is not found`);
