@@ -107,7 +107,7 @@ test('two cancels at once: one has the effect, the other answers changed false; 
   assert.equal(await cash(bet.userId), '1000.00');
 });
 
-test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long reason BAD_USER_INPUT — nothing sent', async () => {
+test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long reason or a non-UUID id BAD_USER_INPUT — nothing sent', async () => {
   const before = sandbox.requests().length;
   const unknown = await cancel(randomUUID());
   assert.deepEqual([unknown.res.statusCode, codes(unknown.body), unknown.body.data], [200, ['NOT_FOUND'], null]);
@@ -120,6 +120,8 @@ test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long re
   assert.equal(final.body.errors![0]!.extensions.status, 'cashed_out');
   const long = await cancel(bet.betId, 'x'.repeat(501));
   assert.deepEqual(codes(long.body), ['BAD_USER_INPUT']);
+  const notUuid = await cancel('abc');
+  assert.deepEqual(codes(notUuid.body), ['BAD_USER_INPUT'], 'an id that is not a UUID (docs/backoffice.md, Errors)');
   await worker.drain();
   assert.equal(sandbox.requests().length, sent);
   assert.ok(sent > before);

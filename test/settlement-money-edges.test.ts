@@ -142,3 +142,23 @@ test('a cancelled or cashed-out WIN gives its room back under max_runner_liabili
     await f.services.betting.setLimits(f.tenantId, { maxRunnerLiability: null });
   }
 });
+
+test('what a column cannot hold is refused as INVALID_STAKE, not a 500: a tote percentage, a multi\'s payout; a tote leg\'s price is checked', async () => {
+  const refusedWith = (code: string, pattern: RegExp) => (e: unknown) => e instanceof AppError && e.code === code && pattern.test(e.message);
+  const bets = async () => (await f.db.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM bets')).rows[0]!.n;
+  const before = await bets();
+  const exacta = (stake: number, price?: number) => f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'EXACTA', stake, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1], [2]], ...(price !== undefined && { price }) }] });
+  await assert.rejects(exacta(100_000_000), refusedWith('invalid_stake', /below \$100,000,000 a combination \(1 here\)/));
+  await assert.rejects(exacta(2, Infinity), refusedWith('invalid_selection', /legs\[0\]: price must be a decimal price of at least 1/));
+  await assert.rejects(exacta(2, -5), refusedWith('invalid_selection', /price must be a decimal price of at least 1/));
+  await assert.rejects(f.services.betting.placeBet(f.user(randomUUID()), { idempotencyKey: randomUUID(), type: 'WIN', stake: 1_000_000_000,
+    legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1]], price: 3 }] }), refusedWith('invalid_stake', /below 1,000,000,000\.00/));
+  // Two legs at 10000: odds of 100,000,000; $1,000,000 could return $100,000,000,000,000.
+  for (const race of [7, 8]) await importRace(race, runners().map((r) => ({ ...r, win: 10000 })));
+  await assert.rejects(f.services.betting.placeBet(f.user(randomUUID()), { idempotencyKey: randomUUID(), type: 'MULTI', stake: 1_000_000,
+    legs: [7, 8].map((raceNumber) => ({ meetingId: MEETING, raceNumber, selections: [[1]], price: 10000 })) }), refusedWith('invalid_stake', /could return 100000000 × the stake/));
+  assert.equal(await bets(), before, 'nothing written');
+  const seen = await exacta(2, 3.5); // a tote leg's seen price is kept as sent
+  assert.equal(seen.legs[0]!.seenPrice, 3.5);
+});

@@ -71,3 +71,13 @@ test('a daily double: one dividend, on the last leg, once both races are final',
   assert.deepEqual([0, 1].map((i) => legDividend(dd, i, [race([[3]]), last])), [null, '0.00']);
   assert.deepEqual([0, 1].map((i) => legDividend(dd, i, [race([[2]]), race(null)])), [null, null]);
 });
+
+test('a tote bet every combination of which was scratched is refunded: no dividend (null), not 0.00', () => {
+  const scratchedFour = { scratched: new Map([[4, late(null)]]), dividends: { exacta: [{ dividend: '8.00' }] } };
+  const standout = bet('EXACTA', [{ selections: [[4], [5]], price: null }]);
+  assert.equal(legDividend(standout, 0, [race([[5], [6]], scratchedFour)]), null);
+  const stillLive = bet('EXACTA', [{ selections: [[4, 6], [5]], price: null }]);
+  assert.equal(legDividend(stillLive, 0, [race([[5], [6]], scratchedFour)]), '0.00', 'a live combination lost');
+  const dd = bet('DAILY_DOUBLE', [{ selections: [[4]], price: null }, { selections: [[7]], price: null }]);
+  assert.deepEqual([0, 1].map((i) => legDividend(dd, i, [race([[2]], scratchedFour), race([[7]], { dividends: { dailydouble: [{ dividend: '45.00' }] } })])), [null, null]);
+});

@@ -11,6 +11,7 @@
 //   abandoned race, no place betting), on the earlier legs of a multi-race tote bet, and when the
 //   result lacks the dividend.
 import { KIND_RULES, type BetKind } from './bet-kinds.ts';
+import { combinations as countOf } from './combinations.ts';
 import { add, decimalText, ZERO, type Fraction } from './exact.ts';
 import { formatDecimal } from './money.ts';
 import { shareWithin, winners, winningOrders, type DividendEntry, type ToteProduct } from './results.ts';
@@ -87,6 +88,8 @@ function toteLeg(bet: DividendBet, index: number, facts: Array<RaceFacts | undef
   const races = rule.legs === 1 ? [facts[index]] : facts;
   if (!races.every(isFinal)) return null;
   const live = bet.legs.map((leg, i) => leg.selections.map((list) => list.filter((runner) => !races[rule.legs === 1 ? 0 : i]!.scratched.has(runner))));
+  // Every combination scratched: the bet is refunded, no dividend applies.
+  if (countOf(bet.kind, rule.legs === 1 ? [live[index]!] : live, bet.boxed) === 0) return null;
   if (rule.legs === 1) {
     const orders = winningOrders(races[0]!.placings, rule.positions);
     const combinations = rule.ordered ? orders : [...new Map(orders.map((o) => [[...o].sort((a, b) => a - b).join('-'), o])).values()];

@@ -19,7 +19,7 @@ export function parseStake(value: number): bigint | string {
   const exact = fromNumber(value, 6);
   if (exact.sentPlaces > CENT_PLACES) return 'stake must have at most 2 decimal places (whole cents)';
   const cents = exact.units / 10_000n;
-  if (cents > 10n ** 11n) return 'stake must be below 1,000,000,000.00';
+  if (cents >= 10n ** 11n) return 'stake must be below 1,000,000,000.00';
   return cents;
 }
 

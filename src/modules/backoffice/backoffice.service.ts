@@ -129,6 +129,7 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
     async cancelBet(caller: Caller, ref: { id: string; tenant_id: string }, reason: string | null | undefined): Promise<CancelResult> {
       requireToken(caller);
       const [tenantId] = allowedTenants(caller, [ref.tenant_id]);
+      if (!isUuid(ref.id)) throw new AppError('bad_request', `bet.id must be a bet's UUID, got ${JSON.stringify(String(ref.id as unknown).slice(0, 40))}`);
       const why = reason?.trim() || null;
       if (why !== null && why.length > MAX_REASON) throw new AppError('bad_request', `reason must be at most ${MAX_REASON} characters`);
       const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: caller.client.client_id });

@@ -24,3 +24,10 @@ test('DateTime text already canonical passes through; every other text is parsed
   values.push(new Date(Date.UTC(2026, 1, 28, 23, 59, 59, 999)), new Date(Number.NaN), '', 'yesterday', 42, null, ' 2026-01-01T00:00:00.000Z');
   for (const value of values) assert.deepEqual(attempt(value), reference(value), String(value));
 });
+
+test('Decimal: a multi\'s exact odds (the product of its legs\' prices) pass; what is not decimal text does not', async () => {
+  const { decimal } = await import('./resolvers.graphql.ts');
+  assert.equal(decimal('4540.56225438947877'), '4540.56225438947877', '3.33 ^ 7: 14 decimals');
+  assert.equal(decimal(`1.${'5'.repeat(60)}`), `1.${'5'.repeat(60)}`, 'ten legs of six places');
+  for (const bad of ['1e5', '12.', '', 'NaN', `1.${'5'.repeat(65)}`, 3.5]) assert.throws(() => decimal(bad), /a Decimal is decimal text/);
+});

@@ -59,14 +59,15 @@ export function createLoaders(backoffice: Pick<BackofficeService, 'legs' | 'wall
   };
 }
 
-const DECIMAL = /^-?\d{1,20}(\.\d{1,12})?$/;
+// Up to 64 decimals: a multi's odds are the exact product of its legs' prices (10 legs of 6 places).
+const DECIMAL = /^-?\d{1,20}(\.\d{1,64})?$/;
 
 function text(node: ValueNode, what: string): string {
   if (node.kind !== Kind.STRING) throw new GraphQLError(`${what} is written as a string`);
   return node.value;
 }
 
-function decimal(value: unknown): string {
+export function decimal(value: unknown): string {
   if (typeof value !== 'string' || !DECIMAL.test(value)) throw new GraphQLError('a Decimal is decimal text, e.g. "12.50"');
   return value;
 }

@@ -8,7 +8,7 @@ import { BET_KINDS, KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { combinations, selectionProblem } from '../../racing/combinations.ts';
 import { centsToDollars, formatDecimal, fromNumber } from '../../racing/money.ts';
 import { checkPlacement, type LegInput, type PoolState, type RaceState } from '../../racing/placement-checks.ts';
-import { decimal, formatOdds, multiply, parseStake, percentageUnits, PERCENTAGE_PLACES, type Decimal } from '../../racing/stakes.ts';
+import { decimal, formatOdds, multiply, parseStake, payoutCents, percentageUnits, PERCENTAGE_PLACES, type Decimal } from '../../racing/stakes.ts';
 
 export interface PlaceBetInput {
   idempotencyKey: string;
@@ -47,6 +47,9 @@ export interface Priced {
 
 const bad = (code: ErrorCode, message: string) => new AppError(code, message);
 
+const MAX_PERCENTAGE_UNITS = 10n ** 14n;
+const MAX_PAYOUT_CENTS = 10n ** 16n;
+
 /** Checks the input alone (no database): kind, key, selections, stake. */
 export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: bigint } {
   if (!(BET_KINDS as readonly string[]).includes(input.type)) throw bad('invalid_selection', `type must be one of ${BET_KINDS.join(', ')}`);
@@ -57,8 +60,21 @@ export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: b
   }
   const problem = selectionProblem(kind, input.legs.map((l) => l.selections), input.boxed === true);
   if (problem) throw bad('invalid_selection', problem);
+  // Every price sent is the price the user saw, kept with the bet: a tote leg's too.
+  for (const [i, leg] of input.legs.entries()) {
+    if (leg.price !== undefined && leg.price !== null && !(Number.isFinite(leg.price) && leg.price >= 1)) {
+      throw bad('invalid_selection', `legs[${i}]: price must be a decimal price of at least 1`);
+    }
+  }
   const stake = parseStake(input.stake);
   if (typeof stake === 'string') throw bad('invalid_stake', stake);
+  if (KIND_RULES[kind].pricing !== 'fixed') {
+    const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
+    // The percentage is kept as NUMERIC(14,4): below 10,000,000,000 %, i.e. $100,000,000 a combination.
+    if (percentageUnits(stake, count) >= MAX_PERCENTAGE_UNITS) {
+      throw bad('invalid_stake', `stake must be below $100,000,000 a combination (${count} here): the percentage would be 10,000,000,000 % or more`);
+    }
+  }
   return { kind, stakeCents: stake };
 }
 
@@ -77,6 +93,10 @@ export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput,
   if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
   const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
   const fixed = KIND_RULES[kind].pricing === 'fixed';
+  // A payout is kept as NUMERIC(16,2): a long multi at long prices could return more than that.
+  if (fixed && payoutCents(stakeCents, multiply(checked.prices)) >= MAX_PAYOUT_CENTS) {
+    throw bad('invalid_stake', `the bet could return ${formatOdds(multiply(checked.prices))} × the stake, $100,000,000,000,000 or more: lower the stake`);
+  }
   const seen = fixed ? input.legs.map((l) => seenPrice(l.price!)) : [];
   return {
     kind,
