@@ -80,8 +80,9 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
       return errorAnswer('AMOUNT_EXCEEDS_RESERVED', `accepted amount ${centsToDollars(req.amount)} is more than the ${centsToDollars(bet.held)} reserved`);
     }
     const taken = flags.ignorePartial ? bet.held : req.amount;
-    // The accepted amount leaves the wallet; the rest of the hold goes back to the balance.
-    return move(bet.bonus, bet.held - taken, { reserved: -bet.held, held: -bet.held, confirmed: taken, status: 'confirmed' });
+    // The accepted amount leaves the wallet; the rest of the hold goes back to the balance. From
+    // here `refunded` counts refunds of the confirmed amount: those of the hold are behind it.
+    return move(bet.bonus, bet.held - taken, { reserved: -bet.held, held: -bet.held, confirmed: taken, refunded: -bet.refunded, status: 'confirmed' });
   }
   // refundBet: releases (part of) a held reservation, or returns confirmed funds.
   if (bet.status === 'confirmed') {

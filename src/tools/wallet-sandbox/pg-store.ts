@@ -53,14 +53,21 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
   if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`invalid schema name "${schemaName}"`);
   const s = schemaName;
 
-  async function lockUser(tx: Client, userId: string): Promise<UserState> {
-    await tx.query(`INSERT INTO ${s}.users (user_id, cash, bonus) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING`, [userId, opening.cash, opening.bonus]);
+  /** The user, locked; one never seen has the opening balances and is written only by a call that moves money. */
+  async function lockUser(tx: Client, userId: string): Promise<UserState & { isNew?: true }> {
     const { rows } = await tx.query(`SELECT cash, bonus, reserved FROM ${s}.users WHERE user_id = $1 FOR UPDATE`, [userId]);
+    if (!rows[0]) return { cash: opening.cash, bonus: opening.bonus, reserved: 0, isNew: true };
     return { cash: Number(rows[0].cash), bonus: Number(rows[0].bonus), reserved: Number(rows[0].reserved) };
   }
 
-  async function saveUser(tx: Client, userId: string, u: UserState): Promise<void> {
-    await tx.query(`UPDATE ${s}.users SET cash = $2, bonus = $3, reserved = $4 WHERE user_id = $1`, [userId, u.cash, u.bonus, u.reserved]);
+  async function saveUser(tx: Client, userId: string, u: UserState, isNew = false): Promise<void> {
+    if (!isNew) {
+      await tx.query(`UPDATE ${s}.users SET cash = $2, bonus = $3, reserved = $4 WHERE user_id = $1`, [userId, u.cash, u.bonus, u.reserved]);
+      return;
+    }
+    const { rowCount } = await tx.query(`INSERT INTO ${s}.users (user_id, cash, bonus, reserved) VALUES ($1, $2, $3, $4) ON CONFLICT DO NOTHING`,
+      [userId, u.cash, u.bonus, u.reserved]);
+    if (!rowCount) throw retry(); // another call created the user meanwhile: start over and see it
   }
 
   async function saveBet(tx: Client, before: BetState | undefined, b: BetState): Promise<void> {
@@ -79,7 +86,8 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
   async function replay(tx: Client, stored: StoredTransaction, fp: string, flags: RunFlags): Promise<Answer> {
     if (stored.fingerprint !== fp && !flags.ignoreMismatch) return mismatchAnswer(stored);
     if (flags.reapplyOnReplay) {
-      await saveUser(tx, stored.userId, applyToUser(await lockUser(tx, stored.userId), stored.effect));
+      const user = await lockUser(tx, stored.userId);
+      await saveUser(tx, stored.userId, applyToUser(user, stored.effect), user.isNew);
       const bet = toBet((await tx.query(`SELECT * FROM ${s}.bets WHERE bet_id = $1 FOR UPDATE`, [stored.betId])).rows[0]);
       if (bet) await saveBet(tx, bet, applyToBet(bet, stored, stored.effect)!);
       await tx.query(`UPDATE ${s}.transactions SET effect_count = effect_count + 1 WHERE transaction_id = $1`, [stored.transactionId]);
@@ -96,7 +104,7 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
     const outcome = decide(req, before, bet, flags);
     if (!isEffect(outcome)) return outcome;
     const after = applyToUser(before, outcome);
-    await saveUser(tx, req.userId, after);
+    await saveUser(tx, req.userId, after, before.isNew);
     const nextBet = applyToBet(bet, req, outcome);
     if (nextBet) await saveBet(tx, bet, nextBet);
     const answer = successAnswer(req, after);

@@ -59,6 +59,15 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       const over = await call(sandbox, auth, 'refundBet', taken.refundBet(6.01));
       assert.deepEqual(over.json, { message: over.json.message, code: 'REFUND_EXCEEDS_BET', statusCode: 400 });
       assert.deepEqual(await sandbox.balances(taken.userId), { cash: '994.00', bonus: '0.00', reserved: '0.00' });
+
+      // Part of the hold released first: what is confirmed afterwards can all come back.
+      const split = bodies();
+      await call(sandbox, auth, 'reserve', split.reserve(10));
+      assert.equal((await call(sandbox, auth, 'refundBet', split.refundBet(4))).status, 200);
+      assert.equal((await call(sandbox, auth, 'confirm', split.confirm(6))).status, 200);
+      assert.equal((await call(sandbox, auth, 'refundBet', split.refundBet(6))).status, 200);
+      assert.equal((await call(sandbox, auth, 'refundBet', split.refundBet(0.01))).json.code, 'REFUND_EXCEEDS_BET');
+      assert.deepEqual(await sandbox.balances(split.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
     });
 
     test('confirm, refundBet and settleBet without a successful reserve are UNKNOWN_BET; insufficient funds move nothing', async () => {
@@ -72,6 +81,8 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.deepEqual([poor.status, poor.json.code], [400, 'INSUFFICIENT_FUNDS']);
       assert.equal((await call(sandbox, auth, 'confirm', b.confirm(1))).json.code, 'UNKNOWN_BET');
       assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      const seen = await fetch(`${sandbox.url}/balances/${b.userId}`, { headers: auth });
+      assert.equal(((await seen.json()) as { known: boolean }).known, false, 'refused calls create no user');
     });
 
     test('debit and credit move cash or bonus by bonusFlag, with the transactionType values of spec 2.4 only', async () => {
