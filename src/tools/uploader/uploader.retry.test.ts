@@ -171,3 +171,12 @@ test('the token is reused until shortly before it expires', async () => {
   assert.deepEqual(uploads().map((u) => u.headers.authorization), ['Bearer tok-1', 'Bearer tok-1', 'Bearer tok-2']);
   assert.equal(summary.tokens, 2);
 });
+
+test('a 200 that is not the service\'s answer (a proxy\'s page) is a rejected batch, not stored bets', async () => {
+  script = [{ status: 200, body: '<html>maintenance</html>' }, { status: 200, body: { created: 1 } }];
+  const summary = await uploadBatches(batches(3), options());
+  assert.equal(uploads().length, 3);
+  assert.deepEqual(summary.rejected.map((r) => [r.race_number, r.status]), [[1, 200], [2, 200]]);
+  assert.match(summary.rejected[0]!.detail, /a 200 that is not the service's answer .*maintenance/);
+  assert.equal(summary.created, 2, 'only the third batch counts');
+});

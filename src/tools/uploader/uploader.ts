@@ -113,6 +113,12 @@ export async function uploadBatches(batches: Batch[], options: UploadOptions): P
     }
     const { status, text } = outcome.answer;
     const answer = parse(text);
+    // Only the service's answer counts as stored: a 200 without its counts (a proxy's page) does not.
+    const stored = typeof answer.created === 'number' && typeof answer.updated === 'number' && typeof answer.unchanged === 'number';
+    if (status === 200 && !stored) {
+      summary.rejected.push({ ...where, status, code: null, detail: `a 200 that is not the service's answer (no created/updated/unchanged): ${text.slice(0, 120) || '(empty body)'}`, errors: [] });
+      return;
+    }
     if (status === 200) {
       summary.created += answer.created ?? 0;
       summary.updated += answer.updated ?? 0;
