@@ -1,6 +1,7 @@
 // `wagerline wallet-check`: the conformance checker (docs/wallet-check.md). A table on stderr, one
 // JSON object on stdout, exit 0 only when every check passes; 3 when nothing answers at the URL.
-import { writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runWalletCheck, WalletUnreachable, type CheckAuth } from '../../tools/wallet-check/index.ts';
 import { html, markdown, table } from '../../tools/wallet-check/report.ts';
@@ -21,6 +22,16 @@ function reportFormat(path: string): 'html' | 'md' {
   return fail(`--report must name a .html or .md file, got "${path}"`, 2);
 }
 
+/** Before any check runs (they move money): the report's file can be written where it is named. */
+function checkWritable(path: string): void {
+  try {
+    if (existsSync(path)) accessSync(path, constants.W_OK);
+    else accessSync(dirname(path), constants.W_OK);
+  } catch (error) {
+    fail(`--report ${path} cannot be written (${(error as NodeJS.ErrnoException).code ?? 'error'}): name a file in a writable folder`, 2);
+  }
+}
+
 async function run(opts: Opts): Promise<void> {
   let url: URL;
   try {
@@ -38,6 +49,7 @@ async function run(opts: Opts): Promise<void> {
     auth = { kind: 'client_credentials', clientId: opts.clientId, clientSecret: opts.clientSecret };
   }
   const format = opts.report ? reportFormat(opts.report) : undefined;
+  if (opts.report) checkWritable(opts.report);
   let report: Awaited<ReturnType<typeof runWalletCheck>>;
   try {
     report = await runWalletCheck({ url: opts.url, auth, userId: opts.user, amountUnit: opts.amountUnit, timeoutMs: opts.timeoutMs,

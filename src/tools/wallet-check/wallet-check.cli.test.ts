@@ -106,6 +106,10 @@ test('bad arguments are one-line errors with a non-zero exit', async () => {
   assert.match(noSecret.stderr, /needs --client-id and --client-secret/);
   const badReport = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k', '--report', 'x.pdf'], {});
   assert.equal(badReport.code, 2);
+  // Refused before any check runs (they move money): no folder for the report.
+  const noFolder = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k', '--report', '/nonexistent-folder/r.md'], {});
+  assert.deepEqual([noFolder.code, noFolder.stdout], [2, '']);
+  assert.match(noFolder.stderr, /--report \/nonexistent-folder\/r\.md cannot be written \(ENOENT\)/);
   const badBreak = await runCli(['wallet-sandbox', '--memory', '--break', 'nonsense'], {});
   assert.notEqual(badBreak.code, 0);
   assert.match(badBreak.stderr, /unknown break mode "nonsense"/);
