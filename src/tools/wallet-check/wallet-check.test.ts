@@ -102,6 +102,7 @@ const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   race: ['concurrent duplicate calls'],
   'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)'],
   'token-shape': ['token endpoint'],
+  'whole-units': ['reserve → confirm (partial) → settleBet'],
 };
 
 for (const mode of BREAK_MODES.filter((m): m is Exclude<BreakMode, 'slow'> => m !== 'slow')) {

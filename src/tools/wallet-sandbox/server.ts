@@ -80,6 +80,8 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
     if (!parsed.ok) return errorAnswer('VALIDATION_ERROR', 'the body is not valid JSON');
     const tx = validateTransaction(op, parsed.value, validateOptions);
     if (isAnswer(tx)) return tx;
+    // --break whole-units: the cents of every dollar amount are dropped (an integer-dollar wallet).
+    if (breaks.has('whole-units') && unit === 'dollars') tx.amount = tx.amount - (tx.amount % 100);
     return store.execute(tx, fingerprint(tx), flags, now());
   }
 

@@ -24,6 +24,7 @@ export const BREAK_MODES = [
   'race', // concurrent duplicates of one transactionId can both take effect
   'transaction-types', // debit/credit refuse some transactionType values of spec 2.4
   'token-shape', // /auth/token answers without expires_in and token_type
+  'whole-units', // dollar amounts lose their cents (12.50 is taken as 12)
 ] as const;
 export type BreakMode = (typeof BREAK_MODES)[number];
 
