@@ -100,6 +100,12 @@ async function run(opts: Opts): Promise<void> {
   }
 }
 
+/** The same rule as the store's (pg-store.ts): checked here so that a bad name is a usage error. */
+function schemaName(value: string): string {
+  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) throw new InvalidArgumentError('must be lower-case letters, digits and _, starting with a letter or _ (at most 63)');
+  return value;
+}
+
 export function registerWalletSandboxCommand(program: Command): void {
   program
     .command('wallet-sandbox')
@@ -120,7 +126,7 @@ export function registerWalletSandboxCommand(program: Command): void {
     .option('--break <modes>', `misbehave on purpose (repeatable or comma-separated): ${BREAK_MODES.join(', ')}`, breaks, [])
     .option('--slow-ms <n>', 'delay of --break slow', int('--slow-ms', 0, 600_000), 11_000)
     .option('--memory', 'keep state in memory instead of the configured PostgreSQL')
-    .option('--schema <name>', 'PostgreSQL schema of the sandbox state', 'wallet_sandbox')
+    .option('--schema <name>', 'PostgreSQL schema of the sandbox state (lower-case letters, digits, _)', schemaName, 'wallet_sandbox')
     .addOption(new Option('--amount-unit <unit>', 'how wire amounts are read').choices(['dollars', 'cents']).default('dollars'))
     .action((opts: Opts) => run(opts));
 }

@@ -113,6 +113,9 @@ test('bad arguments are one-line errors with a non-zero exit', async () => {
   const badBreak = await runCli(['wallet-sandbox', '--memory', '--break', 'nonsense'], {});
   assert.notEqual(badBreak.code, 0);
   assert.match(badBreak.stderr, /unknown break mode "nonsense"/);
+  const badSchema = await runCli(['wallet-sandbox', '--schema', 'Bad-Name'], {});
+  assert.equal(badSchema.code, 2, 'a usage error, before any database is opened');
+  assert.match(badSchema.stderr, /--schema <name>' argument 'Bad-Name' is invalid/);
   const unreachable = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k'], {});
   assert.equal(unreachable.code, 1);
   assert.match(unreachable.json().checks[1].detail, /network error/);
