@@ -72,6 +72,8 @@ function toCents(value: unknown): number | undefined {
 /** GET /balances/{userId} → cash and bonus in cents (decimal dollars on the wire), or undefined. */
 export async function readBalances(ctx: Pick<Ctx, 'client' | 'userId'>): Promise<Money | undefined> {
   const o = await ctx.client.get(`/balances/${encodeURIComponent(ctx.userId)}`);
+  // The checker stopped sending (too many calls without an answer): say so, not "stopped answering".
+  if (o.error?.startsWith('not sent')) fail(o.error);
   const body = o.json as { cash?: unknown; bonus?: unknown } | undefined;
   if (o.status !== 200 || !body) return undefined;
   const cash = toCents(body.cash);

@@ -123,5 +123,6 @@ test('--break slow: answers beyond the bound fail the response-time check, and t
   assert.equal(times.ok, false);
   assert.match(times.detail, /no answer within the bound/);
   assert.ok(report.checks.some((c) => c.detail.includes('not sent')), 'after 3 calls without an answer the rest are not sent');
+  assert.deepEqual(report.checks.filter((c) => /stopped answering|did not answer/.test(c.detail)).map((c) => c.name), [], 'said as "not sent", not as the wallet\'s silence');
   assert.equal(report.checks.find((c) => c.name === 'token endpoint')!.ok, true, 'the token endpoint is not slowed');
 });
