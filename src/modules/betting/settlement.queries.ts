@@ -32,8 +32,10 @@ export async function insertJob(db: Queryable, meetingId: number, raceNumber: nu
   return rows[0]!.job_id;
 }
 
-export async function pendingJobs(db: Queryable, limit = 100): Promise<string[]> {
-  const { rows } = await db.query<{ job_id: string }>(`SELECT job_id FROM settlement_jobs WHERE status = 'pending' ORDER BY job_id LIMIT $1`, [limit]);
+/** The oldest pending jobs but `skip` (those that failed in this run: they must not hide the rest). */
+export async function pendingJobs(db: Queryable, skip: string[] = [], limit = 100): Promise<string[]> {
+  const { rows } = await db.query<{ job_id: string }>(
+    `SELECT job_id FROM settlement_jobs WHERE status = 'pending' AND job_id <> ALL($1::bigint[]) ORDER BY job_id LIMIT $2`, [skip, limit]);
   return rows.map((r) => r.job_id);
 }
 

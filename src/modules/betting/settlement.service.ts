@@ -118,7 +118,7 @@ export function createSettlementService(deps: SettlementDeps) {
   async function runPending(): Promise<SettlementSummary> {
     const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
     const failed = new Map<string, unknown>();
-    const next = async () => (await sq.pendingJobs(db)).filter((id) => !failed.has(id));
+    const next = () => sq.pendingJobs(db, [...failed.keys()]);
     for (let jobs = await next(); jobs.length; jobs = await next()) {
       for (const jobId of jobs) await runJob(jobId, summary).catch((error: unknown) => failed.set(jobId, error));
     }
