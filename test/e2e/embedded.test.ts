@@ -5,7 +5,8 @@ import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { spawn } from 'node:child_process';
+import { BIN, runCli, startCli } from '../helpers/cli.ts';
 import { freePort } from '../helpers/net.ts';
 
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-embedded-'));
@@ -43,5 +44,29 @@ test('serve on the embedded database, share it with the CLI, keep data across re
     assert.deepEqual(listed.json(), { clients: [] });
   } finally {
     await stopServer(second.child);
+  }
+});
+
+test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve first, then its embedded PostgreSQL', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-ctrlc-'));
+  chmodSync(dir, 0o755);
+  const env = { ...process.env, DATABASE_URL: '', WAGERLINE_DATA_DIR: dir, WAGERLINE_EMBEDDED_PG_PORT: String(await freePort()), PORT: '0', LOG_LEVEL: 'info' };
+  // A process group of its own, as a terminal's foreground job.
+  const child = spawn(process.execPath, [BIN, 'serve'], { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      child.stdout!.once('data', () => resolve());
+      child.once('exit', (code) => reject(new Error(`serve exited with ${code}: ${stderr}`)));
+    });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    process.kill(-child.pid!, 'SIGINT');
+    assert.equal(await exited, 0, stderr);
+    assert.match(stderr, /"msg":"embedded PostgreSQL stopped"/, 'serve stopped it, after its own shutdown');
+    assert.doesNotMatch(stderr, /terminating connection due to administrator command|FATAL/, 'PostgreSQL was not interrupted under it');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
   }
 });
