@@ -22,6 +22,8 @@ const wrong: Array<[string, string, RegExp]> = [
   ['WAGERLINE_SECRET_KEY', 'c2hvcnQ=', /^WAGERLINE_SECRET_KEY: must be 32 bytes/],
   ['WAGERLINE_TOKEN_TTL_SECONDS', '10', /^WAGERLINE_TOKEN_TTL_SECONDS: must be between 60/],
   ['WAGERLINE_USER_TOKEN_CACHE_SECONDS', '61', /^WAGERLINE_USER_TOKEN_CACHE_SECONDS: must be between 0 and 60/],
+  // Within its own range, but not above the call bound (10 s by default): checked at start, exit 2.
+  ['WAGERLINE_WALLET_LEASE_MS', '10000', /^WAGERLINE_WALLET_LEASE_MS: must be more than WAGERLINE_WALLET_TIMEOUT_MS \(10000 ms\), got 10000/],
 ];
 for (const [name, value, message] of wrong) {
   test(`${name}=${value} is refused with a message naming the variable`, () => {

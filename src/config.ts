@@ -117,5 +117,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     out[name] = value === undefined ? undefined : spec.parse(value, name);
   }
   out.WAGERLINE_DATA_DIR = path.resolve(out.WAGERLINE_DATA_DIR as string);
+  // A lease shorter than a call's bound would let a second sender take a call still in flight.
+  if ((out.WAGERLINE_WALLET_LEASE_MS as number) <= (out.WAGERLINE_WALLET_TIMEOUT_MS as number)) {
+    throw new ConfigError('WAGERLINE_WALLET_LEASE_MS', `must be more than WAGERLINE_WALLET_TIMEOUT_MS (${out.WAGERLINE_WALLET_TIMEOUT_MS as number} ms), got ${out.WAGERLINE_WALLET_LEASE_MS as number}`);
+  }
   return Object.freeze(out) as Config;
 }
