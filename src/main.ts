@@ -121,6 +121,10 @@ export async function serve(): Promise<void> {
     stopOnSignals(server);
     process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
   } catch (error) {
+    if (error instanceof ConfigError) {
+      log.fatal({ variable: error.variable }, `serve did not start: ${error.message}`);
+      process.exit(2);
+    }
     const e = error as Error & { code?: string };
     const message = error instanceof AppError ? e.message
       : e.code === 'ECONNREFUSED' ? `cannot reach the database (${e.message})` : e.message;

@@ -9,7 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
 import pg from 'pg';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { cliEnv, runCli, startCli } from '../helpers/cli.ts';
+import { freshDatabase } from '../helpers/db.ts';
 import { freePort } from '../helpers/net.ts';
 
 const dirs: string[] = [];
@@ -98,4 +99,20 @@ test('serve with a wrong setting: one JSON line naming the variable, exit 2', as
   const lines = jsonLines(res.stderr);
   assert.equal(lines.length, 1, res.stderr);
   assert.deepEqual([lines[0]!.level, lines[0]!.variable, lines[0]!.msg], [60, 'PORT', 'PORT: must be a whole number, got "eighty"']);
+});
+
+test('serve with another secret key than the database was made with: the variable named, exit 2', async () => {
+  const db = await freshDatabase();
+  try {
+    const made = cliEnv(db.url);
+    assert.equal((await runCli(['tenant', 'create', '--name', 'Keyed Bet'], made)).code, 0); // makes the signing key, sealed
+    const other = cliEnv(db.url, { PORT: '0' }); // a fresh WAGERLINE_SECRET_KEY
+    const res = await runCli(['serve'], other);
+    assert.deepEqual([res.code, res.stdout], [2, '']);
+    const fatal = jsonLines(res.stderr).find((l) => l.level === 60)!;
+    assert.equal(fatal.variable, 'WAGERLINE_SECRET_KEY');
+    assert.match(fatal.msg as string, /does not open the signing keys stored in this database: every process on one database needs the same key/);
+  } finally {
+    await db.drop();
+  }
 });

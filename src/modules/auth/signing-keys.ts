@@ -5,6 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { exportJWK, exportPKCS8, generateKeyPair, importPKCS8, type CryptoKey, type JWK } from 'jose';
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
+import { ConfigError } from '../../config.ts';
 
 export const ALG = 'ES256';
 // Serialises key creation across processes (an arbitrary constant; see pg_advisory_xact_lock).
@@ -56,6 +57,16 @@ export async function rotateSigningKey(pool: Pool, box: SecretBox): Promise<stri
   });
 }
 
+/** A stored private key, opened; a key sealed under another secret key is a setting error, said so. */
+function openKey(box: SecretBox, sealed: string): string {
+  try {
+    return box.open(sealed);
+  } catch {
+    throw new ConfigError('WAGERLINE_SECRET_KEY', 'does not open the signing keys stored in this database: every process on one database needs ' +
+      'the same key (WAGERLINE_SECRET_KEY, or the same WAGERLINE_DATA_DIR/secret.key as the process that created them)');
+  }
+}
+
 /** Keys that may still verify a token: the active one and those retired less than ttl ago. */
 export async function loadSigningKeys(db: Queryable, box: SecretBox, ttlSeconds: number): Promise<SigningKey[]> {
   const { rows } = await db.query<KeyRow>(
@@ -69,7 +80,7 @@ export async function loadSigningKeys(db: Queryable, box: SecretBox, ttlSeconds:
       kid: row.kid,
       publicJwk: row.public_jwk,
       retiredAt: row.retired_at,
-      privateKey: row.retired_at ? undefined : await importPKCS8(box.open(row.private_key_enc), ALG),
+      privateKey: row.retired_at ? undefined : await importPKCS8(openKey(box, row.private_key_enc), ALG),
     })),
   );
 }
