@@ -3,7 +3,7 @@
 // `serve` runs) finds the running server through postmaster.pid and connects to it instead of
 // starting another; only the process that started the server stops it.
 import childProcess, { type SpawnOptions } from 'node:child_process';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
@@ -31,7 +31,24 @@ function runningPort(dataDir: string): number | undefined {
     // EPERM: alive but owned by the postgres user; ESRCH: a stale file from a crash.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
+  // After a restart (a container's, say) the file's PID may belong to another program by now; no
+  // postgres uses the directory then, and PostgreSQL itself would refuse to start past the file.
+  if (!isPostgres(Number(pidLine))) {
+    rmSync(pidFile, { force: true });
+    return undefined;
+  }
   return Number(portLine);
+}
+
+/** Whether `pid` runs postgres; true where the process table cannot be read (not Linux). */
+function isPostgres(pid: number): boolean {
+  const comm = `/proc/${pid}/comm`;
+  if (!existsSync('/proc/self/comm')) return true;
+  try {
+    return readFileSync(comm, 'utf8').trim().startsWith('postgres');
+  } catch {
+    return false;
+  }
 }
 
 /** PostgreSQL refuses to run as root; as root it runs as the `postgres` user, who must reach the directory. */

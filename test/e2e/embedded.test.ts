@@ -1,7 +1,7 @@
 // The quick start: with no DATABASE_URL, `wagerline serve` runs on an embedded PostgreSQL in
 // WAGERLINE_DATA_DIR, CLI commands share it while serve runs, and the data survives a restart.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -67,6 +67,22 @@ test('Ctrl-C in a terminal (SIGINT to the whole process group) stops serve first
     assert.doesNotMatch(stderr, /terminating connection due to administrator command|FATAL/, 'PostgreSQL was not interrupted under it');
   } finally {
     if (child.exitCode === null) child.kill('SIGKILL');
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a postmaster.pid left by a crash, whose PID another program has taken since, is cleared and the database starts', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-stalepid-'));
+  chmodSync(dir, 0o755);
+  const env = { DATABASE_URL: '', WAGERLINE_DATA_DIR: dir, WAGERLINE_EMBEDDED_PG_PORT: String(await freePort()) };
+  try {
+    assert.equal((await runCli(['migrate'], env)).code, 0); // creates the cluster, then stops it
+    // This test's own process: alive, and not a postgres.
+    writeFileSync(path.join(dir, 'pg', 'postmaster.pid'), `${process.pid}\n${path.join(dir, 'pg')}\n0\n${env.WAGERLINE_EMBEDDED_PG_PORT}\n`);
+    const listed = await runCli(['tenant', 'list'], env);
+    assert.equal(listed.code, 0, listed.stderr);
+    assert.deepEqual(listed.json(), { tenants: [] });
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });
