@@ -206,19 +206,38 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     return ticking;
   }
 
+  /**
+   * LISTENs for calls queued by any process; a lost or failed connection is tried again every
+   * `pollMs` until it holds (meanwhile polling alone delivers, at most `pollMs` late).
+   */
   async function listen(url: string): Promise<void> {
+    let retrying = false; // once per connection, whether its connect or a later error failed it
+    const again = () => {
+      if (retrying || !running) return;
+      retrying = true;
+      setTimeout(() => void listen(url).catch(() => undefined), pollMs).unref();
+    };
     const client = new pg.Client({ connectionString: url });
-    client.on('error', () => {
-      listener = undefined;
-      if (running) setTimeout(() => void listen(url).catch(() => undefined), pollMs);
+    client.on('error', (error) => {
+      if (listener === client) listener = undefined;
+      log('wallet worker: the listening connection failed; reconnecting', { err: String(error) });
+      void client.end().catch(() => undefined);
+      again();
     });
     client.on('notification', (message) => {
       if (!running || !message.payload) return;
       if (!tenants.known(message.payload)) void refreshConfigs().then(() => pump(message.payload!)).catch(onPumpError);
       else void pump(message.payload).catch(onPumpError);
     });
-    await client.connect();
-    await client.query('LISTEN wallet_calls');
+    try {
+      await client.connect();
+      await client.query('LISTEN wallet_calls');
+    } catch (error) {
+      void client.end().catch(() => undefined);
+      log('wallet worker: LISTEN failed; retrying', { err: String(error) });
+      again();
+      throw error;
+    }
     listener = client;
   }
 
