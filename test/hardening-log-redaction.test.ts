@@ -44,3 +44,9 @@ test('redactUrl keeps URLs without credentials as they are', () => {
   }
   assert.equal(redactUrl('/x?a=1&token=&b=2'), '/x?a=1&token=[Redacted]&b=2');
 });
+
+test('matrix parameters of the path are redacted as query parameters are', () => {
+  assert.equal(redactUrl('/reports/turnover;client_secret=s3cr3t?from=2024-05-01'), '/reports/turnover;client_secret=[Redacted]?from=2024-05-01');
+  assert.equal(redactUrl('/a;Access%5FToken=s3cr3t;keep=1/b;api_key=x'), '/a;Access%5FToken=[Redacted];keep=1/b;api_key=[Redacted]');
+  assert.equal(redactUrl('/a;keep=1/b'), '/a;keep=1/b');
+});

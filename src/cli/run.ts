@@ -56,7 +56,7 @@ export function describeError(error: unknown): string {
   if (error instanceof AppError || error instanceof ConfigError) return error.message;
   const e = error as { code?: string; message?: string };
   if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return 'cannot reach the database (is DATABASE_URL right, is PostgreSQL running?)';
-  if (e?.code === '28P01' || e?.code === '3D000') return 'cannot use the database at DATABASE_URL (authentication failed or no such database)';
+  if (e?.code === '28P01' || e?.code === '28000' || e?.code === '3D000') return 'cannot use the database at DATABASE_URL (authentication failed, no such role or no such database)';
   if (!isForeign(error)) return (error as Error).message;
   if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') {
     createLogger('debug').debug({ err: { message: e?.message, code: e?.code, stack: (error as Error)?.stack } }, 'internal error');

@@ -6,20 +6,29 @@ import type { FastifyRequest } from 'fastify';
 /** Query parameters whose values are credentials (any case): redacted from every logged URL. */
 const SECRET_PARAMS = /^(access_token|refresh_token|id_token|token|client_secret|secret|api_key|apikey|password|passwd|code|signature|sig|key)$/i;
 
-/** The URL with the value of every credential-like query parameter replaced by [Redacted]. */
-export function redactUrl(url: string): string {
+/** Matrix parameters of the path (`/a;secret=x/b`): their values are redacted as the query's. */
+function redactPath(path: string): string {
+  return path.replace(/;([^;/=?]*)=([^;/?]*)/g, (all, name: string) => (SECRET_PARAMS.test(safeDecode(name).trim()) ? `;${name}=[Redacted]` : all));
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text; // an undecodable name is compared as sent
+  }
+}
+
+/** The URL with the value of every credential-like query or path parameter replaced by [Redacted]. */
+export function redactUrl(raw: string): string {
+  const q0 = raw.indexOf('?');
+  const url = q0 < 0 ? redactPath(raw) : redactPath(raw.slice(0, q0)) + raw.slice(q0);
   const q = url.indexOf('?');
   if (q < 0) return url;
   const query = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
     const rawName = eq < 0 ? pair : pair.slice(0, eq);
-    let name = rawName;
-    try {
-      name = decodeURIComponent(rawName.replace(/\+/g, ' '));
-    } catch {
-      // an undecodable name is compared as sent
-    }
-    return eq >= 0 && SECRET_PARAMS.test(name.trim()) ? `${rawName}=[Redacted]` : pair;
+    return eq >= 0 && SECRET_PARAMS.test(safeDecode(rawName).trim()) ? `${rawName}=[Redacted]` : pair;
   });
   return `${url.slice(0, q)}?${query.join('&')}`;
 }

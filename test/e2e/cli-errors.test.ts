@@ -209,4 +209,9 @@ test('a refused operation is one line and exit 1: an unknown tenant, a driver er
   assert.equal(unreachable.code, EXIT.refused, unreachable.stderr);
   assert.match(unreachable.stderr, /^wagerline: cannot reach the database/);
   for (const leak of LEAKS) assert.doesNotMatch(unreachable.stderr, leak);
+  const url = new URL(env.DATABASE_URL!);
+  url.username = 'no_such_role_here';
+  const noRole = await runCli(['migrate'], { ...env, DATABASE_URL: url.toString() });
+  assert.equal(noRole.code, EXIT.refused, noRole.stderr);
+  assert.match(noRole.stderr, /^wagerline: cannot use the database at DATABASE_URL \(authentication failed, no such role or no such database\)/);
 });
