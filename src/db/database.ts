@@ -38,7 +38,8 @@ export async function openDatabase(config: Config, log: Logger = silentLogger): 
   }
   const embedded = await startEmbedded(config.WAGERLINE_DATA_DIR, config.WAGERLINE_EMBEDDED_PG_PORT, log);
   const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
-  const pool = createPool(url);
+  // Idle connections kept: the process that started the server sees this one and leaves it running.
+  const pool = createPool(url, 10, true);
   return {
     url,
     pool,

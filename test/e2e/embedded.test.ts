@@ -1,7 +1,7 @@
 // The quick start: with no DATABASE_URL, `wagerline serve` runs on an embedded PostgreSQL in
 // WAGERLINE_DATA_DIR, CLI commands share it while serve runs, and the data survives a restart.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, test } from 'node:test';
@@ -83,6 +83,40 @@ test('a postmaster.pid left by a crash, whose PID another program has taken sinc
     assert.equal(listed.code, 0, listed.stderr);
     assert.deepEqual(listed.json(), { tenants: [] });
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('two serve on one embedded database: the one that started it stops, the other goes on; the database is left to it', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-twoserve-'));
+  chmodSync(dir, 0o755);
+  const env = { DATABASE_URL: '', WAGERLINE_DATA_DIR: dir, WAGERLINE_EMBEDDED_PG_PORT: String(await freePort()), PORT: '0', LOG_LEVEL: 'info' };
+  const a = await startCli(['serve'], env);
+  const b = await startCli(['serve'], env);
+  const stop = async (child: import('node:child_process').ChildProcess) => {
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGTERM');
+    return exited;
+  };
+  try {
+    assert.equal(await stop(a.child), 0);
+    assert.match(a.stderr(), /embedded PostgreSQL left running: other processes use it/);
+    assert.equal((await fetch(`${b.first.url}/readyz`)).status, 200, 'the other serve still has its database');
+    const created = await runCli(['tenant', 'create', '--name', 'Still Here'], env);
+    assert.equal(created.code, 0, created.stderr);
+  } finally {
+    if (b.child.exitCode === null) await stop(b.child);
+    // The database is left running by then (b joined it): stop it as an operator would.
+    const pidFile = path.join(dir, 'pg', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+      try {
+        process.kill(pid, 'SIGINT');
+      } catch {
+        // already gone
+      }
+      for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
     rmSync(dir, { recursive: true, force: true });
   }
 });
