@@ -20,7 +20,8 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<string> 
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
       await client.query(`CREATE DATABASE ${client.escapeIdentifier(name)}`).catch((error: { code?: string }) => {
-        if (error.code !== '42P04') throw error; // created by a concurrent start
+        // Created by a concurrent start: 42P04, or 23505 when both inserted into pg_database at once.
+        if (error.code !== '42P04' && error.code !== '23505') throw error;
       });
     }
   } finally {

@@ -4,7 +4,7 @@
 // starting another; only the process that started the server stops it, and only when no other
 // process is connected (its pool keeps its idle connections: see database.ts).
 import childProcess, { type SpawnOptions } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { syncBuiltinESMExports } from 'node:module';
 import pg from 'pg';
 import { mkdir } from 'node:fs/promises';
@@ -105,6 +105,16 @@ async function detachedChildren<T>(start: () => Promise<T>): Promise<T> {
   }
 }
 
+/** The port of the server another process is creating or starting in `pgDir`, once it runs. */
+async function startedElsewhere(pgDir: string, withinMs = 60_000): Promise<number | undefined> {
+  for (let waited = 0; waited < withinMs; waited += 200) {
+    const port = runningPort(pgDir);
+    if (port) return port;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return undefined;
+}
+
 /** Sessions on the server other than this check's own (0 when it cannot be asked). */
 async function otherSessions(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url, application_name: 'wagerline shutdown check' });
@@ -148,7 +158,18 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
     onError: (error) => log.error({ module: 'postgres', err: String(error) }, 'embedded PostgreSQL error'),
   });
   if (!existsSync(path.join(pgDir, 'PG_VERSION'))) {
-    await server.initialise();
+    try {
+      await server.initialise();
+    } catch (error) {
+      sink.flush();
+      // Two processes started on a new directory at once: the other one creates and starts it.
+      // (An initdb that failed by itself leaves nothing: then there is no one to wait for.)
+      const busy = existsSync(pgDir) && readdirSync(pgDir).length > 0;
+      const theirs = busy ? await startedElsewhere(pgDir) : undefined;
+      if (theirs === undefined) throw error;
+      log.debug({ module: 'postgres', port: theirs, dir: pgDir }, 'using the embedded PostgreSQL another process created');
+      return { url: urlFor(theirs), stop: async () => undefined };
+    }
     sink.flush();
     log.info({ module: 'postgres', dir: pgDir }, 'embedded PostgreSQL cluster created');
   }
@@ -156,8 +177,8 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
     await detachedChildren(() => server.start());
   } catch (error) {
     sink.flush();
-    // Another process may have started it in the meantime: use that one.
-    const raced = runningPort(pgDir);
+    // Another process may be starting it at the same moment: give it a few seconds, then use it.
+    const raced = await startedElsewhere(pgDir, 10_000);
     if (raced) {
       log.debug({ module: 'postgres', port: raced, dir: pgDir }, 'using the embedded PostgreSQL already running');
       return { url: urlFor(raced), stop: async () => undefined };

@@ -120,3 +120,31 @@ test('two serve on one embedded database: the one that started it stops, the oth
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('two serve started at once on a new data directory: both come up on one database', async () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-twonew-'));
+  chmodSync(dir, 0o755);
+  const env = { DATABASE_URL: '', WAGERLINE_DATA_DIR: dir, WAGERLINE_EMBEDDED_PG_PORT: String(await freePort()), PORT: '0' };
+  const started = await Promise.allSettled([startCli(['serve'], env), startCli(['serve'], env)]);
+  const up = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+  try {
+    assert.equal(up.length, 2, started.map((s) => (s.status === 'rejected' ? String(s.reason) : 'up')).join('; '));
+    for (const s of up) assert.equal((await fetch(`${s.first.url}/readyz`)).status, 200);
+  } finally {
+    for (const s of up) {
+      const exited = new Promise((resolve) => s.child.once('exit', resolve));
+      s.child.kill('SIGTERM');
+      await exited;
+    }
+    const pidFile = path.join(dir, 'pg', 'postmaster.pid');
+    if (existsSync(pidFile)) {
+      try {
+        process.kill(Number(readFileSync(pidFile, 'utf8').split('\n')[0]), 'SIGINT');
+      } catch {
+        // already gone
+      }
+      for (let i = 0; i < 100 && existsSync(pidFile); i++) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
