@@ -5,7 +5,7 @@
 // Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after each recorded batch, and a
 // poll every WAGERLINE_WALLET_POLL_MS for retries that came due and leases that ran out.
 import { randomUUID } from 'node:crypto';
-import pg from 'pg';
+import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import { withTransaction, type Pool, type Queryable } from '../../../db/pool.ts';
 import { buildBody, type Operation } from '../../../wallet-protocol/operations.ts';
@@ -63,7 +63,13 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   let stopped = false;
   let ticking: Promise<void> | undefined;
   let timers: NodeJS.Timeout[] = [];
-  let listener: pg.Client | undefined;
+  const listener = options.listenUrl ? createCallListener({
+    url: options.listenUrl, retryMs: pollMs, running: () => running, log,
+    onTenant: (tenantId) => {
+      if (!tenants.known(tenantId)) void refreshConfigs().then(() => pump(tenantId)).catch(onPumpError);
+      else void pump(tenantId).catch(onPumpError);
+    },
+  }) : undefined;
   let configsLoaded = 0;
 
   async function refreshConfigs(): Promise<void> {
@@ -207,41 +213,6 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   }
 
   /**
-   * LISTENs for calls queued by any process; a lost or failed connection is tried again every
-   * `pollMs` until it holds (meanwhile polling alone delivers, at most `pollMs` late).
-   */
-  async function listen(url: string): Promise<void> {
-    let retrying = false; // once per connection, whether its connect or a later error failed it
-    const again = () => {
-      if (retrying || !running) return;
-      retrying = true;
-      setTimeout(() => void listen(url).catch(() => undefined), pollMs).unref();
-    };
-    const client = new pg.Client({ connectionString: url });
-    client.on('error', (error) => {
-      if (listener === client) listener = undefined;
-      log('wallet worker: the listening connection failed; reconnecting', { err: String(error) });
-      void client.end().catch(() => undefined);
-      again();
-    });
-    client.on('notification', (message) => {
-      if (!running || !message.payload) return;
-      if (!tenants.known(message.payload)) void refreshConfigs().then(() => pump(message.payload!)).catch(onPumpError);
-      else void pump(message.payload).catch(onPumpError);
-    });
-    try {
-      await client.connect();
-      await client.query('LISTEN wallet_calls');
-    } catch (error) {
-      void client.end().catch(() => undefined);
-      log('wallet worker: LISTEN failed; retrying', { err: String(error) });
-      again();
-      throw error;
-    }
-    listener = client;
-  }
-
-  /**
    * Extends the leases of the calls in flight. A call whose lease was taken over, or could run out
    * before the next renewal (the database did not answer the last ones), is abandoned at once:
    * past its lease another process may claim it, and a call must never be in flight twice.
@@ -276,7 +247,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       running = true;
       stopped = false;
       await refreshConfigs();
-      if (options.listenUrl) await listen(options.listenUrl).catch((error: unknown) => log('LISTEN failed; polling only', { err: String(error) }));
+      await listener?.start().catch((error: unknown) => log('LISTEN failed; polling only meanwhile', { err: String(error) }));
       if (stopped) return; // stop() was called meanwhile
       timers = [
         setInterval(() => void tick().catch(onPumpError), pollMs),
@@ -290,8 +261,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       stopped = true;
       const [poll, renewal] = timers;
       clearInterval(poll);
-      await listener?.end().catch(() => undefined);
-      listener = undefined;
+      await listener?.stop();
       await ticking?.catch(() => undefined); // it claims nothing more, but may have claimed already
       await idle(); // leases are still renewed meanwhile, so no call in flight is taken over
       clearInterval(renewal);

@@ -1,0 +1,55 @@
+// The wallet worker's LISTEN for calls queued by any process (NOTIFY wallet_calls, the tenant id as
+// payload). A lost or failed connection is tried again every `retryMs` until it holds; meanwhile
+// the worker's polling alone delivers, at most one poll late.
+import pg from 'pg';
+
+export interface CallListenerOptions {
+  url: string;
+  retryMs: number;
+  /** False once the worker stops: no more retries, no more notifications passed on. */
+  running: () => boolean;
+  onTenant: (tenantId: string) => void;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+export function createCallListener(options: CallListenerOptions) {
+  let current: pg.Client | undefined;
+
+  async function listen(): Promise<void> {
+    let retrying = false; // once per connection, whether its connect or a later error failed it
+    const again = () => {
+      if (retrying || !options.running()) return;
+      retrying = true;
+      setTimeout(() => void listen().catch(() => undefined), options.retryMs).unref();
+    };
+    const client = new pg.Client({ connectionString: options.url });
+    client.on('error', (error) => {
+      if (current === client) current = undefined;
+      options.log('wallet worker: the listening connection failed; reconnecting', { err: String(error) });
+      void client.end().catch(() => undefined);
+      again();
+    });
+    client.on('notification', (message) => {
+      if (options.running() && message.payload) options.onTenant(message.payload);
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN wallet_calls');
+    } catch (error) {
+      void client.end().catch(() => undefined);
+      options.log('wallet worker: LISTEN failed; retrying', { err: String(error) });
+      again();
+      throw error;
+    }
+    current = client;
+  }
+
+  return {
+    /** Starts listening; rejects when the first attempt fails (retries go on). */
+    start: listen,
+    async stop(): Promise<void> {
+      await current?.end().catch(() => undefined);
+      current = undefined;
+    },
+  };
+}
