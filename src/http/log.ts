@@ -20,17 +20,16 @@ function safeDecode(text: string): string {
 }
 
 /** The URL with the value of every credential-like query or path parameter replaced by [Redacted]. */
-export function redactUrl(raw: string): string {
-  const q0 = raw.indexOf('?');
-  const url = q0 < 0 ? redactPath(raw) : redactPath(raw.slice(0, q0)) + raw.slice(q0);
+export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
+  const path = redactPath(q < 0 ? url : url.slice(0, q));
+  if (q < 0) return path;
   const query = url.slice(q + 1).split('&').map((pair) => {
     const eq = pair.indexOf('=');
     const rawName = eq < 0 ? pair : pair.slice(0, eq);
     return eq >= 0 && SECRET_PARAMS.test(safeDecode(rawName).trim()) ? `${rawName}=[Redacted]` : pair;
   });
-  return `${url.slice(0, q)}?${query.join('&')}`;
+  return `${path}?${query.join('&')}`;
 }
 
 export const serializers = {

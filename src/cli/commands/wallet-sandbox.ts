@@ -5,7 +5,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { openDatabase, type Database } from '../../db/database.ts';
 import { createLogger } from '../../log.ts';
 import { parseDollars } from '../../racing/money.ts';
-import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxAuth } from '../../tools/wallet-sandbox/index.ts';
+import { BREAK_MODES, SCHEMA_NAME, startWalletSandbox, type BreakMode, type SandboxAuth } from '../../tools/wallet-sandbox/index.ts';
 import { config, describeError, emit, fail } from '../run.ts';
 import { isUuid } from '../../racing/values.ts';
 
@@ -100,9 +100,9 @@ async function run(opts: Opts): Promise<void> {
   }
 }
 
-/** The same rule as the store's (pg-store.ts): checked here so that a bad name is a usage error. */
+/** The store's rule, checked here so that a bad name is a usage error. */
 function schemaName(value: string): string {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(value)) throw new InvalidArgumentError('must be lower-case letters, digits and _, starting with a letter or _ (at most 63)');
+  if (!SCHEMA_NAME.test(value)) throw new InvalidArgumentError('must be lower-case letters, digits and _, starting with a letter or _ (at most 63)');
   return value;
 }
 

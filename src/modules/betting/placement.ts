@@ -93,16 +93,17 @@ export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput,
   if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
   const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
   const fixed = KIND_RULES[kind].pricing === 'fixed';
+  const odds = fixed ? multiply(checked.prices) : null;
   // A payout is kept as NUMERIC(16,2): a long multi at long prices could return more than that.
-  if (fixed && payoutCents(stakeCents, multiply(checked.prices)) >= MAX_PAYOUT_CENTS) {
-    throw bad('invalid_stake', `the bet could return ${formatOdds(multiply(checked.prices))} × the stake, $100,000,000,000,000 or more: lower the stake`);
+  if (odds && payoutCents(stakeCents, odds) >= MAX_PAYOUT_CENTS) {
+    throw bad('invalid_stake', `the bet could return ${formatOdds(odds)} × the stake, $100,000,000,000,000 or more: lower the stake`);
   }
   const seen = fixed ? input.legs.map((l) => seenPrice(l.price!)) : [];
   return {
     kind,
     stakeCents,
     combinations: count,
-    odds: fixed ? multiply(checked.prices) : null,
+    odds,
     seenOdds: fixed ? multiply(seen) : null,
     legPrices: checked.prices,
     percentage: fixed ? null : percentageText(stakeCents, count),

@@ -44,23 +44,22 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], n
   return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
 }
 
-type RaceAndStatus = Pick<rq.ScratchingChange, 'meeting_id' | 'race_number' | 'status'>;
-
 /**
  * A new scratching, new deductions or a new runner on a race past taking scratchings (interim,
  * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
  * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. A
  * file that repeats the race as it stands changes nothing of it and passes.
  */
-function refuseLateChanges(scratchings: RaceAndStatus[], gaining: RaceAndStatus[]): void {
-  const late = (list: RaceAndStatus[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
-  const name = (c: RaceAndStatus) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
+function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[]): void {
+  const late = (list: rq.RaceStatusRow[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
+  const [scratched, added] = [late(scratchings), late(gaining)];
+  if (!scratched.length && !added.length) return;
+  const name = (c: rq.RaceStatusRow) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
   const problems = [
-    ...late(scratchings).map((c) => `scratches runners or changes deductions in ${name(c)}`),
-    ...late(gaining).map((c) => `adds runners to ${name(c)}`),
+    ...scratched.map((c) => `scratches runners or changes deductions in ${name(c)}`),
+    ...added.map((c) => `adds runners to ${name(c)}`),
   ];
-  if (!problems.length) return;
-  const races = [...late(scratchings), ...late(gaining)].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
+  const races = [...scratched, ...added].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
   throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted`,
     { extensions: { races } });
 }

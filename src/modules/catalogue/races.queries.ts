@@ -114,8 +114,11 @@ export async function upsertRaces(
      WHERE r.meeting_id = u.m AND r.race_number = u.n AND u.p IS NOT NULL`, args);
 }
 
-/** A race whose runners an import scratches anew (`first`) or gives other deductions, and its status. */
-export interface ScratchingChange { meeting_id: string; race_number: number; status: string; first: boolean }
+/** A race and its status, as the import's checks read them. */
+export interface RaceStatusRow { meeting_id: string; race_number: number; status: string }
+
+/** A race whose runners an import scratches anew (`first`) or gives other deductions. */
+export interface ScratchingChange extends RaceStatusRow { first: boolean }
 
 /**
  * The races where `runners` would change a scratching of a runner that exists: scratch it, or
@@ -138,9 +141,9 @@ export async function scratchingChanges(db: Queryable, runners: RunnerInput[]): 
 }
 
 /** The races, with their status, to which `runners` would add a runner they do not have yet. */
-export async function racesGainingRunners(db: Queryable, runners: RunnerInput[]): Promise<Array<{ meeting_id: string; race_number: number; status: string }>> {
+export async function racesGainingRunners(db: Queryable, runners: RunnerInput[]): Promise<RaceStatusRow[]> {
   if (!runners.length) return [];
-  const { rows } = await db.query<{ meeting_id: string; race_number: number; status: string }>(
+  const { rows } = await db.query<RaceStatusRow>(
     `SELECT DISTINCT u.m AS meeting_id, u.n AS race_number, rs.status
      FROM unnest($1::bigint[], $2::int[], $3::int[]) AS u(m, n, k)
      JOIN race_starts rs ON rs.meeting_id = u.m AND rs.race_number = u.n

@@ -19,8 +19,8 @@ export const VERSION_COLUMNS = ALL.filter((c) => c !== 'revision');
 /**
  * The CTEs `up` and `hist` that store the rows of a CTE named `versions` (every column but revision)
  * at `receivedAt` (an SQL expression). `up` inserts a new bet at revision 1 and updates a changed
- * one, unless the stored version was received later, to the next revision, in key order so that two writers of overlapping rows lock them in the
- * same order (no deadlocks); it returns (tenant_id, source, bet_id, leg, revision, late,
+ * one (unless the stored version was received later) to the next revision, in key order so that
+ * two writers of overlapping rows lock them in the same order (no deadlocks); it returns (tenant_id, source, bet_id, leg, revision, late,
  * racing_day, deadline_at) of the rows written. `hist` copies each version that `up` replaced to
  * reported_bet_revisions: reported_bets read there is the statement's snapshot. If another
  * transaction changed a row after that snapshot, the revision numbers do not line up and fewer

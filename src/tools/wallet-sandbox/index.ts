@@ -3,6 +3,7 @@
 export { startWalletSandbox } from './server.ts';
 export { SANDBOX_CODES, type SandboxCode } from './codes.ts';
 export { BREAK_MODES, TRANSACTION_OPS } from './types.ts';
+export { SCHEMA_NAME } from './pg-store.ts';
 export type {
   Balances, BreakMode, FaultSpec, RecordedRequest, SandboxAuth, SandboxOp, SandboxOptions, SeededBet, TransactionOp, WalletSandbox,
 } from './types.ts';

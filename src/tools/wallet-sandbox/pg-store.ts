@@ -49,8 +49,11 @@ function toBet(r: Record<string, unknown> | undefined): BetState | undefined {
   };
 }
 
+/** A schema name used unquoted in the store's SQL: lower-case letters, digits and _, at most 63. */
+export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
 export function createPgStore(pool: pg.Pool, schemaName: string, opening: Opening): Store {
-  if (!/^[a-z_][a-z0-9_]{0,62}$/.test(schemaName)) throw new Error(`invalid schema name "${schemaName}"`);
+  if (!SCHEMA_NAME.test(schemaName)) throw new Error(`invalid schema name "${schemaName}"`);
   const s = schemaName;
 
   /** The user, locked; one never seen has the opening balances and is written only by a call that moves money. */
