@@ -50,9 +50,6 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   let url: string;
   try {
     await services.tokens.start();
-    // Live bet updates (subscriptions): this process's one LISTEN bet_updates connection, in place
-    // before the first client connects; it reconnects on its own if it fails.
-    await services.betUpdates.start().catch((error: unknown) => log.warn({ module: 'bet-updates', err: String(error) }, 'LISTEN bet_updates failed, retrying'));
     app = await buildApp({ config, db: runtime.database.pool, services, registry, logger: { stream: process.stderr } });
     // Listening comes before the background workers: a port taken since checkPort fails here, with nothing to undo but the runtime.
     url = await app.listen({ host: config.HOST, port: config.PORT });

@@ -2,8 +2,9 @@
 // state announces itself on the PostgreSQL channel bet_updates, in the statement that makes it
 // (betting.queries.ts BET_UPDATE_NOTIFY: placement, settlement batches, cancel, cash out,
 // adjustment); NOTIFY is delivered at commit, so only committed changes go out, whichever process
-// made them. Each process holds ONE listening connection, opened by start() (serve) or by the first
-// subscriber, and hands every announcement to its local subscribers whose filter takes it.
+// made them. Each process holds ONE listening connection, opened by its first subscriber, LISTENing
+// only while it has subscribers, and hands every announcement to its local subscribers whose filter
+// takes it.
 //
 // Delivery is at most once and best effort: an announcement that arrives while the listening
 // connection is down (it reconnects on its own) is lost, and a subscriber that falls more than
@@ -59,7 +60,10 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
   const log = deps.log ?? (() => undefined);
   const listeners = new Set<Listener>();
   let client: pg.Client | undefined;
-  let connecting: Promise<void> | undefined;
+  /** Whether LISTEN is in place on `client`. */
+  let listening = false;
+  let syncing: Promise<void> | undefined;
+  let requested = false;
   let retry: NodeJS.Timeout | undefined;
   let closed = false;
 
@@ -77,45 +81,68 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
     if (closed || retry || !deps.listenUrl) return;
     retry = setTimeout(() => {
       retry = undefined;
-      void start().catch(() => undefined);
+      void sync().catch(() => undefined);
     }, retryMs);
     retry.unref();
   }
 
-  /** Opens the listening connection (once; again after a failure). Resolves when LISTEN is in place. */
-  function start(): Promise<void> {
-    if (closed || client || !deps.listenUrl) return Promise.resolve();
-    connecting ??= (async () => {
-      const next = new pg.Client({ connectionString: deps.listenUrl, application_name: 'wagerline bet updates' });
-      next.on('error', (error) => {
-        log('bet updates: the listening connection failed; reconnecting', { err: String(error) });
-        if (client === next) client = undefined;
-        void next.end().catch(() => undefined);
-        scheduleRetry();
-      });
-      next.on('notification', (message) => {
-        if (message.channel !== BET_UPDATES_CHANNEL) return;
-        const update = parseBetUpdate(message.payload);
-        if (update) publish(update);
-      });
-      try {
-        await next.connect();
-        await next.query(`LISTEN ${BET_UPDATES_CHANNEL}`);
-      } catch (error) {
-        void next.end().catch(() => undefined);
-        log('bet updates: LISTEN failed; retrying', { err: String(error) });
-        scheduleRetry();
-        throw error;
+  async function connect(url: string): Promise<pg.Client> {
+    const next = new pg.Client({ connectionString: url, application_name: 'wagerline bet updates' });
+    next.on('error', (error) => {
+      log('bet updates: the listening connection failed; reconnecting', { err: String(error) });
+      if (client === next) {
+        client = undefined;
+        listening = false;
       }
-      if (closed) {
-        await next.end().catch(() => undefined);
-        return;
-      }
-      client = next;
-    })().finally(() => {
-      connecting = undefined;
+      void next.end().catch(() => undefined);
+      scheduleRetry();
     });
-    return connecting;
+    next.on('notification', (message) => {
+      if (message.channel !== BET_UPDATES_CHANNEL) return;
+      const update = parseBetUpdate(message.payload);
+      if (update) publish(update);
+    });
+    await next.connect().catch((error: unknown) => {
+      void next.end().catch(() => undefined);
+      throw error;
+    });
+    return next;
+  }
+
+  /**
+   * LISTEN while this process has subscribers, UNLISTEN once it has none (the connection stays
+   * open): a listening backend is woken by every bet change and wakes this process in turn, work
+   * with nobody to hand the change to.
+   */
+  async function apply(): Promise<void> {
+    const want = listeners.size > 0 && !closed && deps.listenUrl !== undefined;
+    if (want === listening) return;
+    if (want) {
+      client ??= await connect(deps.listenUrl!);
+      await client.query(`LISTEN ${BET_UPDATES_CHANNEL}`);
+      listening = true;
+    } else if (client) {
+      await client.query(`UNLISTEN ${BET_UPDATES_CHANNEL}`);
+      listening = false;
+    }
+  }
+
+  /** Brings LISTEN in line with the subscribers; resolves once a pass begun after this call is done. */
+  function sync(): Promise<void> {
+    requested = true;
+    syncing ??= (async () => {
+      while (requested) {
+        requested = false;
+        await apply();
+      }
+    })().catch((error: unknown) => {
+      log('bet updates: LISTEN failed; retrying', { err: String(error) });
+      scheduleRetry();
+      throw error;
+    }).finally(() => {
+      syncing = undefined;
+    });
+    return syncing;
   }
 
   /** Calls `listener` with every update `filter` takes until the returned function is called. */
@@ -124,9 +151,9 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
       if (filter(update)) listener(update);
     };
     listeners.add(wrapped);
-    void start().catch(() => undefined);
+    void sync().catch(() => undefined);
     return () => {
-      listeners.delete(wrapped);
+      if (listeners.delete(wrapped)) void sync().catch(() => undefined);
     };
   }
 
@@ -160,7 +187,7 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
       waiting = undefined;
       resolve?.({ value: undefined, done: true });
     };
-    await start().catch(() => undefined);
+    await sync().catch(() => undefined);
     const iterator: AsyncIterableIterator<BetUpdate> = {
       next() {
         if (queue.length) return Promise.resolve({ value: queue.shift()!, done: false });
@@ -192,22 +219,22 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
   }
 
   return {
-    start,
     subscribe,
     stream,
     /** Subscribers in this process (a gauge for /metrics, and tests wait on it). */
     subscribers: () => listeners.size,
-    /** Whether this process is listening now. */
-    listening: () => client !== undefined,
+    /** Whether LISTEN is in place now (only while there are subscribers). */
+    listening: () => listening,
     /** Publishes to this process's subscribers only (tests; serve announces through the database). */
     publishLocal: publish,
     async close(): Promise<void> {
       closed = true;
       clearTimeout(retry);
       listeners.clear();
-      await connecting?.catch(() => undefined);
+      await syncing?.catch(() => undefined);
       await client?.end().catch(() => undefined);
       client = undefined;
+      listening = false;
     },
   };
 }
