@@ -126,3 +126,19 @@ test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long re
   assert.equal(sandbox.requests().length, sent);
   assert.ok(sent > before);
 });
+
+test('a bet left pending by an interrupted placement is refused as the REJECTED bet getBets shows, not as pending', async () => {
+  const bet = await placeWin(1, 2, 3);
+  await worker.drain();
+  await ctx.db.pool.query(`UPDATE bets SET status = 'pending', accepted_stake = NULL, fixed_odds = NULL, created_at = now() - interval '1 hour'
+    WHERE bet_id = $1`, [bet.betId]);
+  const sent = sandbox.requests().length;
+  const refused = await cancel(bet.betId);
+  assert.deepEqual(codes(refused.body), ['BET_STATE_CONFLICT']);
+  assert.equal(refused.body.errors![0]!.extensions.status, 'rejected');
+  assert.match(refused.body.errors![0]!.message, /a rejected bet is final/);
+  await worker.drain();
+  assert.equal(sandbox.requests().length, sent, 'nothing sent');
+  const cashOut = ctx.services.bets.cashOut({ tenantId: client.tenantId, betId: bet.betId }, '1.00');
+  await assert.rejects(cashOut, (e: { code?: string; extensions?: { status?: string } }) => e.code === 'bet_state_conflict' && e.extensions?.status === 'rejected');
+});

@@ -7,7 +7,7 @@ import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { RaceFacts } from '../../racing/settle-facts.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import type { BetStatusName } from './bet-view.ts';
-import type { LegRow } from './betting.queries.ts';
+import { INTERRUPTED, type LegRow } from './betting.queries.ts';
 import type { HistoryRow, PageRow } from './backoffice.queries.ts';
 
 export type SportCode = 'T' | 'H' | 'G';
@@ -54,7 +54,6 @@ export interface BackofficeHistoryEntry {
   seq: number; at: string; from: BetStatusName | null; to: BetStatusName; cause: string; detail: Record<string, unknown> | null;
 }
 
-const INTERRUPTED = { reason_code: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released' };
 const upper = (status: string) => status.toUpperCase() as BetStatusName;
 
 /**

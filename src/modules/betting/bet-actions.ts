@@ -23,6 +23,8 @@ import * as sq from './settlement.queries.ts';
 export interface BetActionDeps {
   db: Pool;
   clock: () => Date;
+  /** A bet pending for longer was interrupted: rejected before any action, as every read shows it. */
+  interruptedAfterMs: number;
   wallet: Pick<WalletService, 'enqueueMany' | 'callsOfBet'>;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
 }
@@ -99,7 +101,7 @@ export function createBetActions(deps: BetActionDeps) {
     return withTransaction(db, async (tx) => {
       const bet = await q.findBet(tx, ref.tenantId, ref.betId, true);
       if (!bet) throw notFound(ref);
-      return work(tx, bet);
+      return work(tx, await q.rejectInterrupted(tx, bet, clock(), deps.interruptedAfterMs));
     });
   }
 

@@ -190,6 +190,22 @@ export async function settlePlacement(db: Queryable, tenantId: string, betId: st
   return row;
 }
 
+/** Why a bet left pending past every placement's window reads as rejected (docs/betting.md). */
+export const INTERRUPTED = { reason_code: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released' } as const;
+
+/**
+ * A bet pending for longer than any placement takes (`interruptedAfterMs`) was interrupted: it is
+ * rejected (placement_interrupted), as every read shows it. Returns the bet as it stands: unchanged
+ * when it is not such a bet, or when another writer moved it first.
+ */
+export async function rejectInterrupted(db: Queryable, bet: BetRow, now: Date, interruptedAfterMs: number): Promise<BetRow> {
+  if (bet.status !== 'pending' || now.getTime() - bet.created_at.getTime() < interruptedAfterMs) return bet;
+  const settled = await settlePlacement(db, bet.tenant_id, bet.bet_id, {
+    status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
+    reasonCode: INTERRUPTED.reason_code, reason: INTERRUPTED.reason }, now, INTERRUPTED.reason_code);
+  return settled ?? (await findBet(db, bet.tenant_id, bet.bet_id))!;
+}
+
 export interface LimitsRow {
   max_stake: string | null;
   max_payout: string | null;

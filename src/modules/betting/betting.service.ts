@@ -102,18 +102,8 @@ export function createBettingService(deps: BettingDeps) {
 
   /** The bet as its user sees it; `legs` when the caller holds them already (saves a read). */
   async function view(bet: q.BetRow, legs?: q.LegRow[]): Promise<BetView> {
-    const current = bet.status === 'pending' ? await expireInterrupted(bet) : bet;
+    const current = await q.rejectInterrupted(db, bet, clock(), deps.interruptedAfterMs);
     return betView(current, legs ?? await q.legsOf(db, current.tenant_id, current.bet_id));
-  }
-
-  /** A bet pending for longer than any placement can take was interrupted: it is rejected. */
-  async function expireInterrupted(bet: q.BetRow): Promise<q.BetRow> {
-    const now = clock();
-    if (now.getTime() - bet.created_at.getTime() < deps.interruptedAfterMs) return bet;
-    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
-      status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
-      reasonCode: 'placement_interrupted', reason: 'the placement was interrupted; any reservation was released', }, now, 'placement_interrupted');
-    return settled ?? (await q.findBet(db, bet.tenant_id, bet.bet_id))!;
   }
 
   /** The same key again: the same bet when the body is the same (waiting while it is in flight). */
