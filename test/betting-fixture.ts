@@ -1,6 +1,7 @@
 // A betting bench for service-level tests: a fresh database, the reference wallet on 127.0.0.1, the
 // services as the composition root builds them, one tenant with that wallet, and one open race.
 import { randomBytes, randomUUID } from 'node:crypto';
+import type { Registry } from 'prom-client';
 import type { Config } from '../src/config.ts';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import type { Pool } from '../src/db/pool.ts';
@@ -19,6 +20,8 @@ export interface BettingFixtureOptions {
   clock?: () => Date;
   /** Every user's bonus balance at the sandbox (default 0: a bonus bet is refused). */
   openingBonus?: string;
+  /** Where the services' metrics go (default: none). */
+  registry?: Registry;
 }
 
 /** Race 1 of `meetingId`, starting in an hour: runners 1-4 at win prices 3, 4, 5 and 6. */
@@ -29,6 +32,7 @@ export async function bettingFixture(meetingId: number, options: BettingFixtureO
   const box = createSecretBox(randomBytes(32));
   const services = testServices(db, box, {
     ...(options.settings && { settings: options.settings }), ...(options.clock && { clock: options.clock }),
+    ...(options.registry && { registry: options.registry }),
   });
   const tenantId = (await services.tenants.createTenant({ name: 'Betting' })).tenant_id;
   await services.wallet.setWallet({ tenantId, url: sandbox.url, auth: 'client_credentials', ...CLIENT });

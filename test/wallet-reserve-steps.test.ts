@@ -6,6 +6,8 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { PoolClient } from 'pg';
 import { rescueOrphanedReserves } from '../src/modules/wallet/delivery/reserve-release.ts';
+import type { Tx } from '../src/db/pool.ts';
+import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
 import { TakeFailed } from '../src/modules/wallet/wallet.service.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
@@ -15,6 +17,13 @@ before(async () => {
   f = await walletFixture({ settings: { WAGERLINE_WALLET_LEASE_MS: LEASE_MS } });
 });
 after(() => f.close());
+
+/** A take step of its own (a group nobody else joins) around a take of one bet. */
+const alone = <T>(take: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>) => ({
+  context: undefined,
+  group: { take: async (tx: Tx, _contexts: unknown[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>) =>
+    [await take(tx, async (call) => (await queueNext([call]))[0]!)] },
+});
 
 const opening = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
 
@@ -32,7 +41,7 @@ const sentOf = (betId: string) => f.sandbox.requests().filter((r) => (r.body as 
 test('take queues confirm in the transaction that records the reserve: the guard is written released', async () => {
   const b = bet();
   const result = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => (await queueNext(b.confirm)).seq,
+    take: alone(async (_tx, queueNext) => (await queueNext(b.confirm)).seq),
   });
   assert.equal(result.outcome, 'reserved');
   assert.equal(result.outcome === 'reserved' && result.taken, 3, 'reserve, its guard, then confirm');
@@ -73,10 +82,10 @@ test('open that fails: nothing is written or sent', async () => {
 test('take throws after the wallet reserved: the record rolls back, the success is recorded anew and the stake refunded without asking again', async () => {
   const b = bet();
   const failed = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => {
+    take: alone(async (_tx, queueNext) => {
       await queueNext(b.confirm);
       throw new Error('the bet could not be taken');
-    },
+    }),
   }).catch((error: unknown) => error);
   assert.ok(failed instanceof TakeFailed, String(failed));
   assert.equal(failed.refundQueued, true);
@@ -92,7 +101,7 @@ test('take throws after the wallet reserved: the record rolls back, the success 
 
 test('a take that queues nothing leaves the placement guard pending, as a plain reserve does', async () => {
   const b = bet();
-  const result = await f.wallet.reserve(b.input, { take: async () => 'nothing queued' });
+  const result = await f.wallet.reserve(b.input, { take: alone(async () => 'nothing queued') });
   assert.equal(result.outcome === 'reserved' && result.taken, 'nothing queued');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
   const [guard] = (await f.db.pool.query('SELECT placement_guard, next_attempt_at > now() AS later FROM wallet_calls WHERE bet_id = $1 AND seq = 2', [b.betId])).rows;
@@ -102,10 +111,10 @@ test('a take that queues nothing leaves the placement guard pending, as a plain 
 test('take may queue one call only: a second is refused, the whole record rolls back and the stake is refunded', async () => {
   const b = bet();
   const failed = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => {
+    take: alone(async (_tx, queueNext) => {
       await queueNext(b.confirm);
       await queueNext(b.confirm);
-    },
+    }),
   }).catch((error: unknown) => error);
   assert.ok(failed instanceof TakeFailed && /only one call is queued/.test(String((failed.cause as Error).message)), String(failed));
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
@@ -114,11 +123,11 @@ test('take may queue one call only: a second is refused, the whole record rolls 
 test('the lease lost while taking: what take wrote rolls back, the answer is unknown, the attempts are kept', async () => {
   const b = bet();
   const result = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => {
+    take: alone(async (_tx, queueNext) => {
       // The rescue took the call over meanwhile (as after a lease that ran out).
       await f.db.pool.query("UPDATE wallet_calls SET lease_owner = 'rescue' WHERE bet_id = $1", [b.betId]);
       await queueNext(b.confirm);
-    },
+    }),
   });
   assert.equal(result.outcome, 'unknown');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'sending']], 'no confirm, no guard: the rescue owns the reserve');
@@ -128,13 +137,13 @@ test('the lease lost while taking: what take wrote rolls back, the answer is unk
 test('the rescue took the reserve over while taking: nothing is taken, the stake comes back once, every attempt is logged', async () => {
   const b = bet();
   const result = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => {
+    take: alone(async (_tx, queueNext) => {
       // The lease runs out (as if this process had stalled) and the worker's real rescue runs:
       // it asks the wallet again and refunds, before this take gets to record anything.
       f.clock.advance(LEASE_MS + 1);
       await f.worker.drain();
       await queueNext(b.confirm);
-    },
+    }),
   });
   assert.equal(result.outcome, 'unknown');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
@@ -169,10 +178,10 @@ test('the take commits but its answer is lost: TakeFailed without a refund, the 
   let failed: unknown;
   try {
     failed = await f.wallet.reserve(b.input, {
-      take: async (_tx, queueNext) => {
+      take: alone(async (_tx, queueNext) => {
         await queueNext(b.confirm);
         armed = true;
-      },
+      }),
     }).catch((error: unknown) => error);
   } finally {
     (pool as unknown as { connect: unknown }).connect = connect;
@@ -186,12 +195,12 @@ test('the take commits but its answer is lost: TakeFailed without a refund, the 
 test('the rescue requeued the reserve but no worker asked yet: the success heard late is recorded, the refund goes without a second ask', async () => {
   const b = bet();
   const result = await f.wallet.reserve(b.input, {
-    take: async (_tx, queueNext) => {
+    take: alone(async (_tx, queueNext) => {
       // The lease runs out and the rescue requeues the reserve (with its refund behind it); no worker runs yet.
       f.clock.advance(LEASE_MS + 1);
       await rescueOrphanedReserves({ db: f.db.pool, box: f.box, clock: f.clock, leaseMs: LEASE_MS });
       await queueNext(b.confirm);
-    },
+    }),
   });
   assert.equal(result.outcome, 'unknown');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
@@ -203,11 +212,11 @@ test('the rescue requeued the reserve but no worker asked yet: the success heard
 test('take throws after the rescue requeued the reserve: the success heard is recorded on it, the refund goes without a second ask', async () => {
   const b = bet();
   const failed = await f.wallet.reserve(b.input, {
-    take: async () => {
+    take: alone(async () => {
       f.clock.advance(LEASE_MS + 1);
       await rescueOrphanedReserves({ db: f.db.pool, box: f.box, clock: f.clock, leaseMs: LEASE_MS });
       throw new Error('the bet could not be taken');
-    },
+    }),
   }).catch((error: unknown) => error);
   assert.ok(failed instanceof TakeFailed && failed.refundQueued === false, String(failed));
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);

@@ -154,39 +154,67 @@ export interface Outcome {
   reason: string | null;
 }
 
+/** A pending bet's outcome, as settlePlacements writes it. */
+export interface Settling {
+  tenantId: string;
+  betId: string;
+  outcome: Outcome;
+  cause: string;
+  /** A bet taken on a runner: its payout added to the runner's liability (locked already: lockLiabilities). */
+  liability?: { key: LiabilityKey; amount: string };
+}
+
 /**
- * Moves a pending bet to its outcome and adds the history entry — and for a bet taken, its payout
- * to the runner's liability (locked already: lockLiabilityWithLimits) — in one statement; returns
- * the bet as it is now, or undefined when it was no longer pending (nothing is written then). The
- * next history seq is read in the statement's snapshot: every other writer of a bet's history
- * moves it out of pending first, under the row lock this update waits for, so none slips in between.
+ * Moves pending bets to their outcomes and adds their history entries — and for the bets taken on
+ * a runner, their payouts to its liability, summed per runner — in one statement; returns the bets
+ * as they are now, in no particular order, without those no longer pending (nothing is written for
+ * them). The next history seq is read in the statement's snapshot: every other writer of a bet's
+ * history moves it out of pending first, under the row lock this update waits for, so none slips
+ * in between.
  */
-export async function settlePlacement(db: Queryable, tenantId: string, betId: string, o: Outcome, now: Date, cause: string,
-  liability?: { key: LiabilityKey; amount: string }): Promise<BetRow | undefined> {
-  const { rows } = await db.query<BetRow>({
-    name: 'betting_settle_placement',
-    text: `WITH upd AS (
-        UPDATE bets SET status = $3, accepted_stake = $4, percentage = $5, fixed_odds = $6, bet_limit = $7, reason_code = $8, reason = $9, updated_at = $10
-         WHERE tenant_id = $1 AND bet_id = $2 AND status = 'pending'
-        RETURNING *
+export async function settlePlacements(db: Queryable, items: Settling[], now: Date): Promise<BetRow[]> {
+  const col = <T>(get: (item: Settling) => T) => items.map(get);
+  const { rows } = await db.query<BetRow & { notified?: unknown }>({
+    name: 'betting_settle_placements',
+    text: `WITH u AS (
+        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::numeric[], $5::numeric[], $6::numeric[], $7::text[], $8::text[],
+                             $9::text[], $10::text[], $11::jsonb[], $12::bigint[], $13::int[], $14::int[], $15::text[], $16::numeric[])
+          AS u(tenant_id, bet_id, status, accepted_stake, percentage, fixed_odds, bet_limit, reason_code, reason, cause, detail,
+               meeting_id, race_number, runner, kind, liability)
+      ), upd AS (
+        UPDATE bets b SET status = u.status, accepted_stake = u.accepted_stake, percentage = u.percentage, fixed_odds = u.fixed_odds,
+               bet_limit = u.bet_limit, reason_code = u.reason_code, reason = u.reason, updated_at = $17
+          FROM u
+         WHERE b.tenant_id = u.tenant_id AND b.bet_id = u.bet_id AND b.status = 'pending'
+        RETURNING b.*
       ), history AS (
         INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
-        SELECT tenant_id, bet_id, (SELECT coalesce(max(seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = $1 AND h.bet_id = $2),
-               $10, 'pending', status, $11, $12::jsonb
-          FROM upd
+        SELECT upd.tenant_id, upd.bet_id, (SELECT coalesce(max(seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = upd.tenant_id AND h.bet_id = upd.bet_id),
+               $17, 'pending', upd.status, u.cause, u.detail
+          FROM upd JOIN u ON u.tenant_id = upd.tenant_id AND u.bet_id = upd.bet_id
       ), liability AS (
-        UPDATE runner_liability SET liability = liability + $17
-         WHERE tenant_id = $1 AND meeting_id = $13 AND race_number = $14 AND runner = $15 AND kind = $16 AND EXISTS (SELECT 1 FROM upd)
+        UPDATE runner_liability r SET liability = r.liability + a.amount
+          FROM (SELECT u.tenant_id, u.meeting_id, u.race_number, u.runner, u.kind, sum(u.liability) AS amount
+                  FROM u JOIN upd ON u.tenant_id = upd.tenant_id AND u.bet_id = upd.bet_id
+                 WHERE u.liability IS NOT NULL GROUP BY 1, 2, 3, 4, 5) a
+         WHERE r.tenant_id = a.tenant_id AND r.meeting_id = a.meeting_id AND r.race_number = a.race_number AND r.runner = a.runner AND r.kind = a.kind
       )
       SELECT *, ${BET_UPDATE_NOTIFY.replace('$status', 'status')} AS notified FROM upd`,
-    values: [tenantId, betId, o.status, o.acceptedStake, o.percentage, o.fixedOdds, o.betLimit, o.reasonCode, o.reason, now, cause,
-      o.reasonCode ? JSON.stringify({ reason_code: o.reasonCode, reason: o.reason }) : null,
-      liability?.key.meetingId ?? null, liability?.key.raceNumber ?? null, liability?.key.runner ?? null, liability?.key.kind ?? null,
-      liability?.amount ?? null],
+    values: [col((i) => i.tenantId), col((i) => i.betId), col((i) => i.outcome.status), col((i) => i.outcome.acceptedStake),
+      col((i) => i.outcome.percentage), col((i) => i.outcome.fixedOdds), col((i) => i.outcome.betLimit), col((i) => i.outcome.reasonCode),
+      col((i) => i.outcome.reason), col((i) => i.cause),
+      col((i) => (i.outcome.reasonCode ? JSON.stringify({ reason_code: i.outcome.reasonCode, reason: i.outcome.reason }) : null)),
+      col((i) => i.liability?.key.meetingId ?? null), col((i) => i.liability?.key.raceNumber ?? null), col((i) => i.liability?.key.runner ?? null),
+      col((i) => i.liability?.key.kind ?? null), col((i) => i.liability?.amount ?? null), now],
   });
-  const row = rows[0] as (BetRow & { notified?: unknown }) | undefined;
-  if (!row) return undefined;
-  delete row.notified;
+  for (const row of rows) delete row.notified;
+  return rows;
+}
+
+/** settlePlacements of one bet: the bet as it is now, or undefined when it was no longer pending. */
+export async function settlePlacement(db: Queryable, tenantId: string, betId: string, outcome: Outcome, now: Date, cause: string,
+  liability?: { key: LiabilityKey; amount: string }): Promise<BetRow | undefined> {
+  const [row] = await settlePlacements(db, [{ tenantId, betId, outcome, cause, ...(liability && { liability }) }], now);
   return row;
 }
 
@@ -241,22 +269,45 @@ export interface LiabilityKey {
   kind: string;
 }
 
+/** A tenant's limits as lockLiabilities reads them, with the runners' liabilities it locked. */
+export interface LimitsAndLiabilities {
+  limits: Map<string, LimitsRow>;
+  /** By liabilityId(key): the liability in dollars. */
+  liabilities: Map<string, string>;
+}
+
+export const liabilityId = (k: LiabilityKey) => `${k.tenantId}/${k.meetingId}/${k.raceNumber}/${k.runner}/${k.kind}`;
+
 /**
- * The runner's liability row, locked for this transaction (created at 0 when missing), and the
- * tenant's limits (null when it has none), in one statement.
+ * The runners' liability rows, locked for this transaction in key order (created at 0 when
+ * missing), and the tenants' limits (all null for a tenant with none), in one statement.
  */
-export async function lockLiabilityWithLimits(db: Queryable, key: LiabilityKey): Promise<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }> {
-  const { rows } = await db.query<{ liability: string } & { [K in keyof LimitsRow]: LimitsRow[K] | null }>({
-    name: 'betting_lock_liability_with_limits',
+export async function lockLiabilities(db: Queryable, tenantIds: string[], keys: LiabilityKey[]): Promise<LimitsAndLiabilities> {
+  const sorted = [...new Map(keys.map((k) => [liabilityId(k), k])).values()].sort((a, b) =>
+    a.tenantId.localeCompare(b.tenantId) || a.meetingId - b.meetingId || a.raceNumber - b.raceNumber || a.runner - b.runner || a.kind.localeCompare(b.kind));
+  const { rows } = await db.query<{ tenant_id: string; meeting_id: string | null; race_number: number | null; runner: number | null; kind: string | null;
+    liability: string | null } & { [K in keyof LimitsRow]: LimitsRow[K] | null }>({
+    name: 'betting_lock_liabilities',
     text: `WITH l AS (
-        INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind) VALUES ($1, $2, $3, $4, $5)
+        INSERT INTO runner_liability (tenant_id, meeting_id, race_number, runner, kind)
+        SELECT t, m, r, n, d FROM unnest($1::uuid[], $2::bigint[], $3::int[], $4::int[], $5::text[]) WITH ORDINALITY AS k(t, m, r, n, d, i) ORDER BY i
         ON CONFLICT (tenant_id, meeting_id, race_number, runner, kind) DO UPDATE SET liability = runner_liability.liability
-        RETURNING liability
+        RETURNING tenant_id, meeting_id, race_number, runner, kind, liability
       )
-      SELECT l.liability, t.max_stake, t.max_payout, t.max_runner_liability FROM l LEFT JOIN tenant_limits t ON t.tenant_id = $1`,
-    values: [key.tenantId, key.meetingId, key.raceNumber, key.runner, key.kind],
+      SELECT l.tenant_id, l.meeting_id, l.race_number, l.runner, l.kind, l.liability, NULL AS max_stake, NULL AS max_payout, NULL AS max_runner_liability FROM l
+      UNION ALL
+      SELECT x.tenant_id, NULL, NULL, NULL, NULL, NULL, t.max_stake, t.max_payout, t.max_runner_liability
+        FROM unnest($6::uuid[]) AS x(tenant_id) LEFT JOIN tenant_limits t ON t.tenant_id = x.tenant_id`,
+    values: [sorted.map((k) => k.tenantId), sorted.map((k) => k.meetingId), sorted.map((k) => k.raceNumber), sorted.map((k) => k.runner),
+      sorted.map((k) => k.kind), [...new Set(tenantIds)]],
   });
-  return rows[0]!;
+  const limits = new Map<string, LimitsRow>();
+  const liabilities = new Map<string, string>();
+  for (const row of rows) {
+    if (row.kind === null) limits.set(row.tenant_id, { max_stake: row.max_stake, max_payout: row.max_payout, max_runner_liability: row.max_runner_liability });
+    else liabilities.set(liabilityId({ tenantId: row.tenant_id, meetingId: Number(row.meeting_id), raceNumber: row.race_number!, runner: row.runner!, kind: row.kind }), row.liability!);
+  }
+  return { limits, liabilities };
 }
 
 /** Takes `amount` (dollars) off the runner's liability: an open bet closed before its race is settled. */

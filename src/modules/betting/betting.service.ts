@@ -12,11 +12,11 @@ import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import { TakeFailed, type WalletService } from '../wallet/wallet.service.ts';
+import { TakeFailed, type TakeGroup, type WalletService } from '../wallet/wallet.service.ts';
 import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
-import { takeBet, type TakeLimits } from './take-bet.ts';
+import { takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
 
@@ -99,6 +99,9 @@ function limitValue(name: string, given: string | null | undefined, current: str
 
 export function createBettingService(deps: BettingDeps) {
   const { db, clock } = deps;
+  const takeDeps = { catalogue: deps.catalogue, reporting: deps.reporting, clock, limits: deps.take };
+  /** The take of every placement: one object, so that the wallet takes bets reserved together in one transaction. */
+  const taking: TakeGroup<TakeEntry, Taken> = { take: (tx, entries, queueNext) => takeBets(takeDeps, tx, entries, queueNext) };
 
   /** The bet as its user sees it; `legs` when the caller holds them already (saves a read). */
   async function view(bet: q.BetRow, legs?: q.LegRow[]): Promise<BetView> {
@@ -156,7 +159,7 @@ export function createBettingService(deps: BettingDeps) {
         token: user.token, metadata: user.metadata,
       }, {
         open: q.pendingBetSql(bet, legs),
-        take: (tx, queueNext) => takeBet({ catalogue: deps.catalogue, reporting: deps.reporting, clock, limits: deps.take }, tx, queueNext, bet, legs, input, priced),
+        take: { group: taking, context: { bet, stored: legs, input, first: priced } },
         lockTimeoutMs: deps.take.lockTimeoutMs,
       });
     } catch (error) {

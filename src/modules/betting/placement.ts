@@ -85,10 +85,48 @@ export function requestHash(input: PlaceBetInput): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
-/** Reads the races, applies the catalogue checks and prices the bet. */
-export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint, tx?: Queryable): Promise<Priced> {
-  const races = tx ? await lockedRaces(catalogue, input.legs, tx) : await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber)));
-  const pools = kind === 'QUADDIE' || kind === 'DAILY_DOUBLE' ? await catalogue.getPools(input.legs[0]!.meetingId, tx ? { tx } : {}) : [];
+const needsPools = (kind: BetKind) => kind === 'QUADDIE' || kind === 'DAILY_DOUBLE';
+
+/** Reads the races (no lock: the take checks again under one), applies the catalogue checks and prices the bet. */
+export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint): Promise<Priced> {
+  const races = await Promise.all(input.legs.map((l) => catalogue.getRace(l.meetingId, l.raceNumber)));
+  const pools = needsPools(kind) ? await catalogue.getPools(input.legs[0]!.meetingId) : [];
+  return priceWith(input, kind, stakeCents, races, pools);
+}
+
+/** What the bets of one take read of the catalogue, under share locks: races by "meeting/race", pools by meeting. */
+export interface LockedCatalogue {
+  races: Map<string, CatalogueRace | undefined>;
+  pools: Map<number, PoolState[]>;
+}
+
+const raceKey = (meetingId: number, raceNumber: number) => `${meetingId}/${raceNumber}`;
+
+/**
+ * The races of every leg of `bets`, each read once under a share lock, taken in (meeting, race)
+ * order — the order imports and status changes lock in — so that two takes never wait on each other
+ * in a cycle; and the pools of the meetings whose multi-race bets need them.
+ */
+export async function lockCatalogue(catalogue: CatalogueReader, tx: Queryable, bets: Array<{ input: PlaceBetInput; kind: BetKind }>): Promise<LockedCatalogue> {
+  const order = [...new Map(bets.flatMap((b) => b.input.legs).map((l) => [raceKey(l.meetingId, l.raceNumber), [l.meetingId, l.raceNumber] as const])).values()]
+    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const races = new Map<string, CatalogueRace | undefined>();
+  for (const [meeting, race] of order) races.set(raceKey(meeting, race), await catalogue.getRace(meeting, race, { tx, lock: true }));
+  const pools = new Map<number, PoolState[]>();
+  for (const meeting of new Set(bets.filter((b) => needsPools(b.kind)).map((b) => b.input.legs[0]!.meetingId))) {
+    pools.set(meeting, await catalogue.getPools(meeting, { tx }));
+  }
+  return { races, pools };
+}
+
+/** priceWith on what lockCatalogue read. */
+export function priceLocked(locked: LockedCatalogue, input: PlaceBetInput, kind: BetKind, stakeCents: bigint): Priced {
+  const races = input.legs.map((l) => locked.races.get(raceKey(l.meetingId, l.raceNumber)));
+  return priceWith(input, kind, stakeCents, races, needsPools(kind) ? locked.pools.get(input.legs[0]!.meetingId) ?? [] : []);
+}
+
+/** Applies the catalogue checks to the races read and prices the bet; a refusal is thrown as an AppError. */
+function priceWith(input: PlaceBetInput, kind: BetKind, stakeCents: bigint, races: Array<CatalogueRace | undefined>, pools: PoolState[]): Priced {
   const checked = checkPlacement(kind, input.legs, races, pools);
   if (!checked.ok) throw bad(checked.refusal.code, checked.refusal.message);
   const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
@@ -110,19 +148,6 @@ export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput,
     races: races as CatalogueRace[],
     requestHash: requestHash(input),
   };
-}
-
-/**
- * The legs' races read under a share lock, taken in (meeting, race) order — the order imports and
- * status changes lock in — so two multi-race bets never wait on each other in a cycle.
- */
-async function lockedRaces(catalogue: CatalogueReader, legs: LegInput[], tx: Queryable): Promise<Array<CatalogueRace | undefined>> {
-  const order = [...new Set(legs.map((l) => `${l.meetingId}/${l.raceNumber}`))]
-    .map((key) => key.split('/').map(Number) as [number, number])
-    .sort((a, b) => a[0] - b[0] || a[1] - b[1]);
-  const byKey = new Map<string, CatalogueRace | undefined>();
-  for (const [meeting, race] of order) byKey.set(`${meeting}/${race}`, await catalogue.getRace(meeting, race, { tx, lock: true }));
-  return legs.map((l) => byKey.get(`${l.meetingId}/${l.raceNumber}`));
 }
 
 export function percentageText(stakeCents: bigint, count: number): string {

@@ -4,16 +4,22 @@
 // (all, part or none of the stake), records the outcome, and queues the wallet call that follows a
 // reserve: confirm of the accepted amount, or refundBet of the whole. A bet taken is reported to
 // the reporting store in that transaction too (Unresulted, no payout).
+//
+// Several bets are taken by the same statements when their reserves succeed together (the wallet
+// groups them: docs/performance.md): each statement is paid once per group instead of once per
+// bet. The bets are decided one after another, in the group's order, against the liability the
+// bets before them added, so a group takes exactly what its bets taken one by one would.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
-import { acceptStake, payoutCents, type Limits } from '../../racing/stakes.ts';
+import { acceptStake, payoutCents } from '../../racing/stakes.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletCallInput } from '../wallet/wallet.service.ts';
 import { betMetadata } from './bet-view.ts';
 import * as q from './betting.queries.ts';
+import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { placedBetReport } from './placed-report.ts';
-import { oddsText, percentageText, priceBet, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
+import { lockCatalogue, oddsText, percentageText, priceLocked, type CatalogueReader, type LockedCatalogue, type PlaceBetInput, type Priced } from './placement.ts';
 
 export interface TakeDeps {
   catalogue: CatalogueReader;
@@ -35,19 +41,18 @@ export interface TakeLimits {
   lockTimeoutMs: number;
 }
 
-/** The bet left pending before its take committed (read as interrupted meanwhile): nothing of the take is kept. */
+/** A bet left pending before its take committed (read as interrupted meanwhile): nothing of the take is kept. */
 export class NoLongerPending extends Error {}
 
-/** Queues the bet's call after its reserve, in the transaction that records the reserve. */
-export type QueueNext = (call: WalletCallInput) => Promise<unknown>;
+/** Queues each bet's call after its reserve (calls[i] for bets[i]), in the transaction that records the reserves. */
+export type QueueNext = (calls: WalletCallInput[]) => Promise<unknown>;
 
-const cents = (text: string | null | undefined): bigint | null => (text === null || text === undefined ? null : parseDecimal(text, 2)!);
-
-/** The tenant's limits, and (a single bet) its runner's liability, locked for this transaction. */
-async function liabilityAndLimits(tx: Queryable, tenantId: string, key: q.LiabilityKey | null): Promise<{ liability: bigint | null; limits: Limits }> {
-  const row = key ? await q.lockLiabilityWithLimits(tx, key) : { liability: null, ...await q.findLimits(tx, tenantId) };
-  const limits = { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };
-  return { liability: cents(row.liability), limits };
+/** A bet to take: as stored pending, as placed, and as priced before its reserve. */
+export interface TakeEntry {
+  bet: q.NewBet;
+  stored: q.LegRow[];
+  input: PlaceBetInput;
+  first: Priced;
 }
 
 /** The bet as stored once taken or refused, and its legs (a price that rose since the first check is taken at its new value). */
@@ -56,71 +61,105 @@ export interface Taken {
   legs: q.LegRow[];
 }
 
-/** Takes the bet (or refuses it) and queues its wallet call, in the caller's transaction `tx`. */
-export async function takeBet(deps: TakeDeps, tx: Queryable, queueNext: QueueNext, bet: q.NewBet, stored: q.LegRow[], input: PlaceBetInput, first: Priced): Promise<Taken> {
+/** What the take writes for one bet. */
+interface Decision {
+  legs: q.LegRow[];
+  moved: Array<{ leg: number; price: string }>;
+  call: WalletCallInput;
+  settling: q.Settling;
+  report?: PlacedBetReport;
+}
+
+const cents = (text: string | null | undefined): bigint | null => (text === null || text === undefined ? null : parseDecimal(text, 2)!);
+const isSingle = (p: Priced) => p.kind === 'WIN' || p.kind === 'PLACE';
+
+function liabilityKey(e: TakeEntry): q.LiabilityKey {
+  const leg = e.input.legs[0]!;
+  return { tenantId: e.bet.tenant_id, meetingId: leg.meetingId, raceNumber: leg.raceNumber, runner: leg.selections[0]![0]!, kind: e.first.kind };
+}
+
+/** Takes (or refuses) the bets and queues their wallet calls, in the caller's transaction `tx`; one Taken per entry, in order. */
+export async function takeBets(deps: TakeDeps, tx: Queryable, entries: TakeEntry[], queueNext: QueueNext): Promise<Taken[]> {
+  const inTime = entries.filter((e) => !tooLate(deps, e.bet));
+  let locked: LockedCatalogue = { races: new Map(), pools: new Map() };
+  if (inTime.length) locked = await lockCatalogue(deps.catalogue, tx, inTime.map((e) => ({ input: e.input, kind: e.first.kind })));
+  const priced = new Map(inTime.map((e) => [e, price(locked, e)] as const));
+  const keys = inTime.filter((e) => { const p = priced.get(e); return !(p instanceof AppError) && isSingle(p!); }).map(liabilityKey);
+  const book = inTime.length ? await q.lockLiabilities(tx, inTime.map((e) => e.bet.tenant_id), keys) : undefined;
   const now = deps.clock();
-  if (tooLate(deps, bet)) return { bet: await refuseLate(tx, queueNext, bet, now), legs: stored };
-  let priced: Priced;
-  try {
-    priced = await priceBet(deps.catalogue, input, first.kind, first.stakeCents, tx);
-  } catch (error) {
-    if (!(error instanceof AppError)) throw error;
-    return { bet: await refuse(tx, queueNext, bet, error.code, error.message, now), legs: stored };
+  const decisions = entries.map((e) => decide(deps, e, priced.get(e), book));
+  for (const [i, d] of decisions.entries()) {
+    if (d.moved.length) await q.updateLegPrices(tx, entries[i]!.bet.tenant_id, entries[i]!.bet.bet_id, d.moved);
   }
-  const legs = await takenPrices(tx, bet, stored, priced);
-  const single = priced.kind === 'WIN' || priced.kind === 'PLACE';
-  const leg = input.legs[0]!;
-  const liabilityKey = { tenantId: bet.tenant_id, meetingId: leg.meetingId, raceNumber: leg.raceNumber, runner: leg.selections[0]![0]!, kind: priced.kind };
-  const { liability, limits } = await liabilityAndLimits(tx, bet.tenant_id, single ? liabilityKey : null);
-  if (tooLate(deps, bet)) return { bet: await refuseLate(tx, queueNext, bet, now), legs };
+  await queueNext(decisions.map((d) => d.call));
+  const settled = new Map((await q.settlePlacements(tx, decisions.map((d) => d.settling), now)).map((row) => [row.bet_id, row]));
+  const gone = entries.filter((e) => !settled.has(e.bet.bet_id)).map((e) => e.bet.bet_id);
+  if (gone.length) throw new NoLongerPending(`bet ${gone.join(', ')} is no longer pending: its placement was settled elsewhere`);
+  // One statement: a refused bet is never reported.
+  await deps.reporting.reportPlacedBets(tx, decisions.flatMap((d) => (d.report ? [d.report] : [])), now);
+  return entries.map((e, i) => ({ bet: settled.get(e.bet.bet_id)!, legs: decisions[i]!.legs }));
+}
+
+/** The bet priced at the locked catalogue, or the refusal. */
+function price(locked: LockedCatalogue, e: TakeEntry): Priced | AppError {
+  try {
+    return priceLocked(locked, e.input, e.first.kind, e.first.stakeCents);
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.created_at.getTime() > deps.limits.startWithinMs;
+
+/**
+ * One bet's outcome: refused (late, the catalogue's say, or limits leaving nothing), or taken at
+ * the stake its limits allow. A bet taken on a runner adds its payout to `book` for the bets after it.
+ */
+function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: q.LimitsAndLiabilities | undefined): Decision {
+  const { bet } = e;
+  const late = 'the placement took too long; the stake is returned';
+  if (priced === undefined) return refusal(e, e.stored, 'placement_interrupted', late);
+  if (priced instanceof AppError) return refusal(e, e.stored, priced.code, priced.message);
+  const legs = e.stored.map((l, i) => (priced.legPrices[i] ? { ...l, price: oddsText(priced.legPrices[i]!) } : l));
+  const moved = legs.filter((l, i) => l.price !== e.stored[i]!.price).map((l) => ({ leg: l.leg, price: l.price! }));
+  if (tooLate(deps, bet)) return { ...refusal(e, legs, 'placement_interrupted', late), moved };
+  const row = book!.limits.get(bet.tenant_id);
+  const limits = { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };
+  const key = isSingle(priced) ? liabilityKey(e) : null;
+  const liability = key ? cents(book!.liabilities.get(q.liabilityId(key))) : null;
   const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, priced.odds, liability);
   if (acceptedCents === 0n) {
-    const reason = `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`;
-    return { bet: await refuse(tx, queueNext, bet, limit ?? 'limits', reason, now, limit), legs };
+    return { ...refusal(e, legs, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`, limit), moved };
   }
   const accepted = centsToDollars(acceptedCents);
   const status = acceptedCents < priced.stakeCents ? 'partially_accepted' as const : 'accepted' as const;
   const percentage = priced.percentage === null ? null : percentageText(acceptedCents, priced.combinations);
   const odds = oddsText(priced.odds);
-  await queueNext({
-    tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'confirm', amount: accepted, bonusFlag: bet.bonus,
-    betMetadata: betMetadata(bet, legs, { status, accepted, percentage, odds }),
-  });
-  const taken = await settleOrRollBack(tx, bet, {
-    status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit,
-    reasonCode: limit, reason: limit ? `partially accepted: the tenant's ${limit} allows ${accepted} of ${bet.stake}` : null,
-  }, now, status === 'accepted' ? 'accepted' : 'limits',
-  single && priced.odds ? { key: liabilityKey, amount: centsToDollars(payoutCents(acceptedCents, priced.odds)) } : undefined);
-  // One statement: a refused bet never gets here, so it is never reported.
-  await deps.reporting.reportPlacedBets(tx, [placedBetReport({ ...bet, accepted_stake: accepted }, legs, 'Unresulted', null)], now);
-  return { bet: taken, legs };
-}
-
-const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.created_at.getTime() > deps.limits.startWithinMs;
-
-const refuseLate = (tx: Queryable, queueNext: QueueNext, bet: q.NewBet, now: Date) =>
-  refuse(tx, queueNext, bet, 'placement_interrupted', 'the placement took too long; the stake is returned', now);
-
-/** The legs at the prices taken now, under the lock; a leg whose price rose is stored again. */
-async function takenPrices(tx: Queryable, bet: q.NewBet, stored: q.LegRow[], priced: Priced): Promise<q.LegRow[]> {
-  const legs = stored.map((l, i) => (priced.legPrices[i] ? { ...l, price: oddsText(priced.legPrices[i]!) } : l));
-  const moved = legs.filter((l, i) => l.price !== stored[i]!.price);
-  if (moved.length) await q.updateLegPrices(tx, bet.tenant_id, bet.bet_id, moved.map((l) => ({ leg: l.leg, price: l.price! })));
-  return legs;
-}
-
-/** Records the outcome; a bet no longer pending (read as interrupted meanwhile) rolls the wallet call back. */
-async function settleOrRollBack(tx: Queryable, bet: q.NewBet, outcome: q.Outcome, now: Date, cause: string,
-  liability?: { key: q.LiabilityKey; amount: string }): Promise<q.BetRow> {
-  const settled = await q.settlePlacement(tx, bet.tenant_id, bet.bet_id, outcome, now, cause, liability);
-  if (!settled) throw new NoLongerPending(`bet ${bet.bet_id} is no longer pending: its placement was settled elsewhere`);
-  return settled;
+  let added: { key: q.LiabilityKey; amount: string } | undefined;
+  if (key && priced.odds) {
+    const payout = payoutCents(acceptedCents, priced.odds);
+    book!.liabilities.set(q.liabilityId(key), centsToDollars(liability! + payout));
+    added = { key, amount: centsToDollars(payout) };
+  }
+  return {
+    legs, moved,
+    call: { tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'confirm', amount: accepted, bonusFlag: bet.bonus,
+      betMetadata: betMetadata(bet, legs, { status, accepted, percentage, odds }) },
+    settling: { tenantId: bet.tenant_id, betId: bet.bet_id, cause: status === 'accepted' ? 'accepted' : 'limits', ...(added && { liability: added }),
+      outcome: { status, acceptedStake: accepted, percentage, fixedOdds: odds, betLimit: limit, reasonCode: limit,
+        reason: limit ? `partially accepted: the tenant's ${limit} allows ${accepted} of ${bet.stake}` : null } },
+    report: placedBetReport({ ...bet, accepted_stake: accepted }, legs, 'Unresulted', null),
+  };
 }
 
 /** Nothing accepted: the whole reservation goes back with refundBet, in the same transaction. */
-async function refuse(tx: Queryable, queueNext: QueueNext, bet: q.NewBet, code: string, reason: string, now: Date, limit: string | null = null): Promise<q.BetRow> {
-  await queueNext({ tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'refundBet', amount: bet.stake, bonusFlag: bet.bonus });
-  return settleOrRollBack(tx, bet, {
-    status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: limit, reasonCode: code, reason,
-  }, now, code);
+function refusal(e: TakeEntry, legs: q.LegRow[], code: string, reason: string, limit: string | null = null): Decision {
+  const { bet } = e;
+  return {
+    legs, moved: [],
+    call: { tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'refundBet', amount: bet.stake, bonusFlag: bet.bonus },
+    settling: { tenantId: bet.tenant_id, betId: bet.bet_id, cause: code,
+      outcome: { status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: limit, reasonCode: code, reason } },
+  };
 }

@@ -7,7 +7,13 @@ import { outboxStats } from '../controls/controls.queries.ts';
 
 export function createWalletMetrics(registry: Registry, db: Queryable, clock: () => Date = () => new Date()) {
   const existing = registry.getSingleMetric('wallet_calls_total') as Counter<'tenant' | 'operation' | 'outcome'> | undefined;
-  if (existing) return { calls: existing };
+  if (existing) return { calls: existing, takes: registry.getSingleMetric('wallet_reserve_takes_total') as Counter<'how'> };
+  const takes = new Counter({
+    name: 'wallet_reserve_takes_total',
+    help: 'Successful reserves recorded (and their bets taken): together = in a transaction with others answered meanwhile, alone = in one of their own (a group of one, or a group that failed and was retried bet by bet)',
+    labelNames: ['how'] as const,
+    registers: [registry],
+  });
   const calls = new Counter({
     name: 'wallet_calls_total',
     help: 'Wallet call rounds by tenant, operation and outcome (delivered, pending = retry scheduled, failed = parked, reserved/rejected/unknown for reserve, lease_lost)',
@@ -48,7 +54,7 @@ export function createWalletMetrics(registry: Registry, db: Queryable, clock: ()
       this.set(oldest ? Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) : 0);
     },
   });
-  return { calls };
+  return { calls, takes };
 }
 
 export type WalletMetrics = ReturnType<typeof createWalletMetrics>;

@@ -8,18 +8,17 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import { AppError } from '../../../errors.ts';
-import { withTransaction, type Pool, type Tx } from '../../../db/pool.ts';
+import { withTransaction, type Pool } from '../../../db/pool.ts';
 import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { buildBody, requireUuid, validateExtra, type ReserveMetadata } from '../../../wallet-protocol/operations.ts';
 import type { Attempt, WalletHttp } from './http-client.ts';
 import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
-import {
-  notConfigured, recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput,
-} from '../outbox/enqueue.ts';
+import { notConfigured } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { deliverRequeuedReserve, insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
 import { holdLease } from './reserve-lease.ts';
+import { createReserveTaker, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord } from './outcome.ts';
 
@@ -52,16 +51,17 @@ export type ReserveResult<T = undefined> =
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
  * `open` is SQL of the caller's own writes, run first in the statement (its own transaction) that
  * writes the reserve's row (placement stores its pending bet so): see OpeningSql. `take` runs in
- * the transaction that records a successful reserve: `queueNext` queues the bet's next call
- * (confirm, or refundBet of the whole) with the record itself, so no instant exists with the
- * reserve recorded and nothing queued behind it. A `take` that throws rolls the record back: the
- * reserve's success is then recorded in a transaction of its own with a refundBet due at once
- * (releaseAfterFailedTake), and TakeFailed is thrown with the step's error: the stake goes back
- * without asking the wallet again. `lockTimeoutMs` bounds how long `take` waits for a lock (a race held by a change).
+ * the transaction that records a successful reserve — with other reserves of the same `group`
+ * answered meanwhile (reserve-take.ts) — and queues the bet's next call (confirm, or refundBet of
+ * the whole) with the record itself, so no instant exists with the reserve recorded and nothing
+ * queued behind it. A `take` that throws rolls the record back: the reserve's success is then
+ * recorded in a transaction of its own with a refundBet due at once (releaseAfterFailedTake), and
+ * TakeFailed is thrown with the step's error: the stake goes back without asking the wallet again.
+ * `lockTimeoutMs` bounds how long `take` waits for a lock (a race held by a change).
  */
-export interface ReserveSteps<T> {
+export interface ReserveSteps<T, C = unknown> {
   open?: OpeningSql;
-  take?: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<EnqueuedCall>) => Promise<T>;
+  take?: { group: TakeGroup<C, T>; context: C };
   lockTimeoutMs?: number;
 }
 
@@ -84,8 +84,9 @@ export function createReserver(options: ReserverOptions) {
   const { db, box, http, retries, metrics } = options;
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
+  const taker = createReserveTaker({ db, clock, placementWindowMs: options.placementWindowMs, ...(metrics && { metrics }) });
 
-  return async function reserve<T = undefined>(input: ReserveInput, steps: ReserveSteps<T> = {}): Promise<ReserveResult<T>> {
+  return async function reserve<T = undefined, C = unknown>(input: ReserveInput, steps: ReserveSteps<T, C> = {}): Promise<ReserveResult<T>> {
     const tenantId = requireUuid(input.tenantId, 'tenantId');
     const owner = `reserve/${randomUUID()}`;
     const now = clock();
@@ -163,8 +164,8 @@ export function createReserver(options: ReserverOptions) {
   }
 
   /** Records the asks and turns their last answer into the result placement acts on. */
-  async function finish<T>(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date,
-    steps: ReserveSteps<T>): Promise<ReserveResult<T>> {
+  async function finish<T, C>(call: CallFacts & { transactionId: string }, owner: string, attempts: Attempt[], last: Attempt, now: Date,
+    steps: ReserveSteps<T, C>): Promise<ReserveResult<T>> {
     const { tenantId, transactionId } = call;
     const key = { tenant_id: tenantId, transaction_id: transactionId };
     const records = attempts.map((a, i) => attemptRecord(key, i + 1, a, owner));
@@ -179,7 +180,9 @@ export function createReserver(options: ReserverOptions) {
       // Key lookups and writes by named statements only: planning them anew for each placement's
       // values cost more of PostgreSQL's time than running them (docs/performance.md).
       const txOptions = { genericPlans: true, ...(steps.lockTimeoutMs !== undefined && { lockTimeoutMs: steps.lockTimeoutMs }) };
-      const moved = await withTransaction(db, (tx) => recordSuccess(tx, reserve, end, steps), txOptions)
+      const member = { reserve, context: steps.take?.context };
+      const alone = () => withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions)
+        .then((recorded) => recorded && { taken: recorded.taken[0] as T | undefined })
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
             await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's
@@ -193,6 +196,7 @@ export function createReserver(options: ReserverOptions) {
           const refundQueued = await releaseAfterFailedTake(db, reserve, clock()).catch(() => false);
           throw steps.take ? new TakeFailed(error, refundQueued) : error;
         });
+      const moved = steps.take ? await taker.together(steps.take.group, member, txOptions, alone) : await alone();
       if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
         return { outcome: 'reserved', transactionId, taken: moved.taken };
@@ -219,35 +223,7 @@ export function createReserver(options: ReserverOptions) {
     return { outcome: 'unknown', transactionId, error: last.error ?? last.message ?? `HTTP ${last.httpStatus}`, refundQueued: true };
   }
 
-  /**
-   * The transaction that records the reserve's success. With a `take` step, the record is written
-   * by the statement that queues the bet's next call (recordAndEnqueueNext). Without one, or if
-   * `take` queued nothing, the placement guard is queued: released when placement queues that
-   * call in time and sent otherwise, so a placement that dies now leaves no user money held
-   * (docs/wallet.md). Undefined, or LeaseLost thrown once `take` has run, when the lease was lost.
-   */
-  async function recordSuccess<T>(tx: Tx, reserve: RecordedReserve & CallFacts, end: Date, steps: ReserveSteps<T>): Promise<{ taken: T | undefined } | undefined> {
-    let queued = false;
-    const taken = await steps.take?.(tx, async (next) => {
-      if (queued) throw new AppError('bad_request', `bet ${reserve.betId}: only one call is queued in the transaction of its reserve`);
-      queued = true;
-      const enqueued = await recordAndEnqueueNext(tx, reserve, next, clock());
-      if (!enqueued) throw new LeaseLost();
-      return enqueued;
-    });
-    if (queued) return { taken };
-    const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
-    if (!rows.length) {
-      if (steps.take) throw new LeaseLost(); // roll back what `take` wrote
-      return undefined;
-    }
-    await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
-    return { taken };
-  }
 }
-
-/** The sender's lease of the reserve was lost before its success was recorded: the rescue owns it. */
-class LeaseLost extends Error {}
 
 export type Reserve = ReturnType<typeof createReserver>;
 

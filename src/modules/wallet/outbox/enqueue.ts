@@ -8,7 +8,7 @@ import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from '../../../wallet-protocol/operations.ts';
 import type { BetMetadata } from '../../../wallet-protocol/bet-metadata.ts';
 import { insertCall, releasePlacementGuard, reserveStatus, type AttemptRecord, type CallResult } from './outbox.queries.ts';
-import { recordReserveAndQueueNext } from './placement.queries.ts';
+import { recordReservesAndQueueNext } from './placement.queries.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -105,25 +105,33 @@ export interface RecordedReserve {
 }
 
 /**
- * Records a reserve's success and queues the bet's next call behind it, in one statement of the
- * caller's transaction. Neither of enqueueWalletCall's reads is needed: the reserve is delivered
- * as of this statement, and its placement guard is written here, already released, with the call.
- * Undefined when the sender's lease of the reserve was lost: then only its attempts are recorded.
+ * Records reserves' successes and queues each bet's next call (inputs[i] after reserves[i]) behind
+ * its reserve, in one statement of the caller's transaction. Neither of enqueueWalletCall's reads
+ * is needed: each reserve is delivered as of this statement, and its placement guard is written
+ * here, already released, with the call. An entry is undefined when its sender's lease of the
+ * reserve was lost: then only its attempts are recorded.
  */
-export async function recordAndEnqueueNext(tx: Queryable, reserve: RecordedReserve, input: WalletCallInput, now: Date): Promise<EnqueuedCall | undefined> {
-  if (input.tenantId !== reserve.tenantId || input.betId !== reserve.betId) {
-    throw new AppError('bad_request', `the call after the reserve of bet ${reserve.betId} must be for that bet`);
-  }
-  const call = durableCall(input, now);
-  const { recorded, seq } = await recordReserveAndQueueNext(tx, {
-    reserve: reserve.result, attempts: reserve.attempts, bet_id: call.betId, user_id: call.userId,
-    guard_transaction_id: randomUUID(), reserve_amount: reserve.amount, reserve_bonus_flag: reserve.bonusFlag,
+export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedReserve[], inputs: WalletCallInput[], now: Date): Promise<Array<EnqueuedCall | undefined>> {
+  const calls = inputs.map((input, i) => {
+    const reserve = reserves[i]!;
+    if (input.tenantId !== reserve.tenantId || input.betId !== reserve.betId) {
+      throw new AppError('bad_request', `the call after the reserve of bet ${reserve.betId} must be for that bet`);
+    }
+    return durableCall(input, now);
+  });
+  if (calls.length !== reserves.length) throw new AppError('bad_request', `${reserves.length} reserves need ${reserves.length} calls after them, got ${calls.length}`);
+  const moved = await recordReservesAndQueueNext(tx, calls.map((call, i) => ({
+    reserve: reserves[i]!.result, attempts: reserves[i]!.attempts, bet_id: call.betId, user_id: call.userId,
+    guard_transaction_id: randomUUID(), reserve_amount: reserves[i]!.amount, reserve_bonus_flag: reserves[i]!.bonusFlag,
     transaction_id: call.transactionId, op: call.op, amount: call.amount, bonus_flag: call.bonusFlag,
     extra: call.extra as Record<string, unknown>, now,
+  })));
+  return moved.map(({ recorded, seq }, i) => {
+    if (!recorded) return undefined;
+    const call = calls[i]!;
+    if (seq === null) throw notConfigured(call.tenantId); // rolls the records back: a reserve must not stay unanswered
+    return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
   });
-  if (!recorded) return undefined;
-  if (seq === null) throw notConfigured(call.tenantId); // rolls the record back: the reserve must not stay unanswered
-  return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
 }
 
 export type DurableCall = OutboxRow & { op: DurableOperation };

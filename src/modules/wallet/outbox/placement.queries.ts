@@ -76,46 +76,60 @@ export interface NextCall {
 }
 
 /**
- * Records a reserve's success (its attempts, the row delivered) and queues the bet's next call
- * behind it, with its placement guard before it already released (skipped): all in one statement
- * of the transaction that takes the bet, so the guard never has a window to cover. As complete()
- * does, it records the attempts whatever happens, and moves the reserve only while this sender
- * still holds its lease; the next call is queued only then. Returns whether the reserve moved, and
- * the next call's sequence (null when the tenant has no wallet any more). Workers wake at commit.
+ * Records reserves' successes (their attempts, the rows delivered) and queues each bet's next call
+ * behind its reserve, with its placement guard before it already released (skipped): all in one
+ * statement of the transaction that takes the bets, so a guard never has a window to cover. As
+ * complete() does, it records the attempts whatever happens, and moves a reserve only while its
+ * sender still holds its lease; the next call is queued only then. Returns, for each reserve in
+ * order, whether it moved and its next call's sequence (null when the tenant has no wallet any
+ * more). Workers wake at commit.
  */
-export async function recordReserveAndQueueNext(db: Queryable, c: NextCall): Promise<{ recorded: boolean; seq: number | null }> {
-  const r = c.reserve;
-  const col = <K extends keyof AttemptRecord>(key: K) => c.attempts.map((a) => a[key]);
+export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[]): Promise<Array<{ recorded: boolean; seq: number | null }>> {
+  const attempts = calls.flatMap((c) => c.attempts);
+  const col = <K extends keyof AttemptRecord>(key: K) => attempts.map((a) => a[key]);
+  const each = <T>(get: (c: NextCall) => T) => calls.map(get);
   const { rows } = await db.query<{ recorded: boolean; seq: number | null }>({
-    name: 'wallet_record_reserve_queue_next',
-    text: `WITH a AS (${appendAttemptsSql(13)}),
+    name: 'wallet_record_reserves_queue_next',
+    text: `WITH a AS (${appendAttemptsSql(1)}),
+     u AS (SELECT * FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::int[], $15::timestamptz[], $16::int[], $17::text[], $18::text[],
+                                $19::timestamptz[], $20::uuid[], $21::uuid[], $22::uuid[], $23::numeric[], $24::bool[], $25::uuid[], $26::text[],
+                                $27::numeric[], $28::bool[], $29::jsonb[], $30::timestamptz[]) WITH ORDINALITY
+             AS u(tenant_id, reserve_id, owner, attempts, finished_at, http_status, code, error, next_attempt_at, bet_id, user_id,
+                  guard_id, reserve_amount, reserve_bonus, next_id, op, amount, bonus_flag, extra, now, i)),
      rec AS (
-       UPDATE wallet_calls SET status = 'delivered', failures = 0, attempts = $23, next_attempt_at = $30, finished_at = $24,
-              last_http_status = $25, last_code = $26, last_error = $27, lease_until = NULL, lease_owner = NULL, secret_enc = NULL
-        WHERE tenant_id = $1 AND transaction_id = $28 AND status = 'sending' AND lease_owner = $29
-       RETURNING tenant_id),
-     s AS (UPDATE wallet_bet_sequences SET last_seq = last_seq + 2
-            WHERE tenant_id = $1 AND bet_id = $2 AND EXISTS (SELECT 1 FROM rec) RETURNING last_seq),
+       UPDATE wallet_calls w SET status = 'delivered', failures = 0, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
+              finished_at = u.finished_at, last_http_status = u.http_status, last_code = u.code, last_error = u.error,
+              lease_until = NULL, lease_owner = NULL, secret_enc = NULL
+         FROM u
+        WHERE w.tenant_id = u.tenant_id AND w.transaction_id = u.reserve_id AND w.status = 'sending' AND w.lease_owner = u.owner
+       RETURNING u.i),
+     s AS (UPDATE wallet_bet_sequences q SET last_seq = q.last_seq + 2
+             FROM u WHERE q.tenant_id = u.tenant_id AND q.bet_id = u.bet_id AND u.i IN (SELECT i FROM rec)
+           RETURNING u.i, q.last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
                                        extra, only_if_reserved, placement_guard, status, next_attempt_at, created_at, finished_at, note)
-             SELECT $1, g.transaction_id, $2, s.last_seq - 2 + g.pos, $3, g.op, g.amount, cfg.amount_unit, g.bonus_flag,
-                    g.extra, g.guard, g.guard, g.status, $11, $11, CASE WHEN g.guard THEN $11::timestamptz END,
+             SELECT u.tenant_id, g.transaction_id, u.bet_id, s.last_seq - 2 + g.pos, u.user_id, g.op, g.amount, cfg.amount_unit, g.bonus_flag,
+                    g.extra, g.guard, g.guard, g.status, u.now, u.now, CASE WHEN g.guard THEN u.now END,
                     CASE WHEN g.guard THEN 'not sent: placement queued its next call in time (placement guard)' END
-               FROM s, wallet_configs cfg,
-                    (VALUES (1, $4::uuid, 'refundBet', $5::numeric, $6::bool, '{}'::jsonb, true, 'skipped'),
-                            (2, $7::uuid, $8::text, $9::numeric, $10::bool, $12::jsonb, false, 'pending'))
+               FROM u JOIN s ON s.i = u.i JOIN wallet_configs cfg ON cfg.tenant_id = u.tenant_id,
+                    LATERAL (VALUES (1, u.guard_id, 'refundBet', u.reserve_amount, u.reserve_bonus, '{}'::jsonb, true, 'skipped'),
+                                    (2, u.next_id, u.op, u.amount, u.bonus_flag, u.extra, false, 'pending'))
                       AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status)
-              WHERE cfg.tenant_id = $1
-             RETURNING seq, placement_guard)
-     SELECT EXISTS (SELECT 1 FROM rec) AS recorded, (SELECT seq FROM ins WHERE NOT placement_guard) AS seq,
-            CASE WHEN EXISTS (SELECT 1 FROM ins) THEN pg_notify('wallet_calls', $1::text) END AS notified`,
-    values: [r.tenant_id, c.bet_id, c.user_id, c.guard_transaction_id, c.reserve_amount, c.reserve_bonus_flag,
-      c.transaction_id, c.op, c.amount, c.bonus_flag, c.now, JSON.stringify(c.extra),
-      col('tenant_id'), col('transaction_id'), col('attempt'), col('started_at'), col('duration_ms'), col('http_status'),
+             RETURNING tenant_id, transaction_id, seq),
+     woken AS (SELECT count(pg_notify('wallet_calls', t::text)) AS n FROM (SELECT DISTINCT tenant_id AS t FROM ins) AS x)
+     SELECT EXISTS (SELECT 1 FROM rec WHERE rec.i = u.i) AS recorded,
+            (SELECT ins.seq FROM ins WHERE ins.tenant_id = u.tenant_id AND ins.transaction_id = u.next_id) AS seq,
+            (SELECT n FROM woken) AS woken
+       FROM u ORDER BY u.i`,
+    values: [col('tenant_id'), col('transaction_id'), col('attempt'), col('started_at'), col('duration_ms'), col('http_status'),
       col('outcome'), col('response_body'), col('error'), col('worker'),
-      r.attempts, r.finished_at, r.last_http_status, r.last_code, r.last_error, r.transaction_id, r.owner, r.next_attempt_at],
+      each((c) => c.reserve.tenant_id), each((c) => c.reserve.transaction_id), each((c) => c.reserve.owner), each((c) => c.reserve.attempts),
+      each((c) => c.reserve.finished_at), each((c) => c.reserve.last_http_status), each((c) => c.reserve.last_code), each((c) => c.reserve.last_error),
+      each((c) => c.reserve.next_attempt_at), each((c) => c.bet_id), each((c) => c.user_id), each((c) => c.guard_transaction_id),
+      each((c) => c.reserve_amount), each((c) => c.reserve_bonus_flag), each((c) => c.transaction_id), each((c) => c.op), each((c) => c.amount),
+      each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.now)],
   });
-  return rows[0]!;
+  return rows.map(({ recorded, seq }) => ({ recorded, seq }));
 }
 
 /** The reserve's row locked for this transaction: its status and who holds its lease, if anyone. */

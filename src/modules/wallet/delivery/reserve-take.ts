@@ -1,0 +1,117 @@
+// The transaction that records a successful reserve — and, with the caller's `take` step, takes
+// the bet and queues its next call in the same statements. Reserves answered while such a
+// transaction runs wait for it and are then recorded and taken together, in one transaction with
+// one statement per step for all of them: each statement's cost (a round trip, a wake-up of the
+// database and of this process, a commit) is paid once per group instead of once per bet, which is
+// what a placement's throughput is bound by (docs/performance.md). A group that fails in any way
+// (a lease lost, a bet no longer pending, a lock waited for too long, any error) is rolled back
+// and each of its bets is recorded alone, as if it had never been grouped: the group is only ever
+// committed when every bet in it went through as it would alone.
+import { AppError } from '../../../errors.ts';
+import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
+import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput } from '../outbox/enqueue.ts';
+import * as oq from '../outbox/outbox.queries.ts';
+import type { WalletMetrics } from './metrics.ts';
+import { queueConditionalRefund, type CallFacts } from './reserve-release.ts';
+
+/**
+ * A caller's take step, the same object for every reserve of that caller, so that reserves
+ * answered together are taken together: `take` takes the bets of `contexts` in `tx` and calls
+ * `queueNext` once, with each bet's next call (confirm, or refundBet of the whole) in order.
+ */
+export interface TakeGroup<C, T> {
+  take(tx: Tx, contexts: C[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>): Promise<T[]>;
+}
+
+/** A reserve answered with success, and what the caller's take knows of its bet. */
+export interface Reserved<C> {
+  reserve: RecordedReserve & CallFacts;
+  context: C;
+}
+
+/** The sender's lease of the reserve was lost before its success was recorded: the rescue owns it. */
+export class LeaseLost extends Error {}
+
+/** Most reserves recorded by one transaction. */
+const MAX_GROUP = 64;
+
+interface Waiting<C, T> {
+  member: Reserved<C>;
+  alone: () => Promise<{ taken: T | undefined } | undefined>;
+  resolve: (moved: { taken: T | undefined } | undefined) => void;
+  reject: (error: unknown) => void;
+}
+
+export function createReserveTaker(options: { db: Pool; clock: () => Date; placementWindowMs: number; metrics?: WalletMetrics }) {
+  const { db, clock, metrics } = options;
+  const queues = new Map<TakeGroup<never, unknown>, Array<Waiting<never, unknown>>>();
+
+  /**
+   * Records the reserves' successes in `tx`. With a take group, the records are written by the
+   * statement that queues the bets' next calls. Without one (a single reserve), the placement guard
+   * is queued: released when placement queues that call in time and sent otherwise, so a placement
+   * that dies now leaves no user money held (docs/wallet.md). Undefined, or LeaseLost thrown once
+   * `take` has run, when a lease was lost.
+   */
+  async function record<C, T>(tx: Tx, members: Array<Reserved<C>>, end: Date, group?: TakeGroup<C, T>): Promise<{ taken: T[] } | undefined> {
+    let queued = false;
+    const taken = await group?.take(tx, members.map((m) => m.context), async (calls) => {
+      if (queued) throw new AppError('bad_request', 'only one call is queued after each reserve, in the transaction that records it');
+      queued = true;
+      const enqueued = await recordAndEnqueueNext(tx, members.map((m) => m.reserve), calls, clock());
+      if (enqueued.some((e) => e === undefined)) throw new LeaseLost();
+      return enqueued as EnqueuedCall[];
+    });
+    if (queued) return { taken: taken! };
+    for (const { reserve } of members) {
+      const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
+      if (!rows.length) {
+        if (group) throw new LeaseLost(); // roll back what `take` wrote
+        return undefined;
+      }
+      await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
+    }
+    return { taken: taken ?? [] };
+  }
+
+  /** Runs the groups queued for `group`, one after another, until none is waiting. */
+  async function drain<C, T>(group: TakeGroup<C, T>, queue: Array<Waiting<C, T>>, tx: TransactionOptions): Promise<void> {
+    for (;;) {
+      const batch = queue.splice(0, MAX_GROUP);
+      if (!batch.length) {
+        queues.delete(group as TakeGroup<never, unknown>);
+        return;
+      }
+      const together = batch.length > 1
+        ? await withTransaction(db, (t) => record(t, batch.map((w) => w.member), clock(), group), tx).catch(() => undefined)
+        : undefined;
+      metrics?.takes.inc({ how: together ? 'together' : 'alone' }, batch.length);
+      if (together) batch.forEach((w, i) => w.resolve({ taken: together.taken[i] }));
+      else await Promise.all(batch.map((w) => w.alone().then(w.resolve, w.reject)));
+    }
+  }
+
+  return {
+    record,
+    /**
+     * Records the reserve and takes its bet, together with the others of `group` answered
+     * meanwhile; `alone` records it in a transaction of its own (and handles that one's failure):
+     * used for a group of one, and for each bet of a group that failed.
+     */
+    together<C, T>(group: TakeGroup<C, T>, member: Reserved<C>, tx: TransactionOptions,
+      alone: () => Promise<{ taken: T | undefined } | undefined>): Promise<{ taken: T | undefined } | undefined> {
+      return new Promise((resolve, reject) => {
+        const waiting: Waiting<C, T> = { member, alone, resolve, reject };
+        const key = group as TakeGroup<never, unknown>;
+        const queue = queues.get(key) as Array<Waiting<C, T>> | undefined;
+        if (queue) {
+          queue.push(waiting);
+          return;
+        }
+        const fresh = [waiting];
+        queues.set(key, fresh as Array<Waiting<never, unknown>>);
+        void drain(group, fresh, tx);
+      });
+    },
+  };
+}
