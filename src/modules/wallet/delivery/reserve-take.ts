@@ -9,6 +9,7 @@
 // committed when every bet in it went through as it would alone.
 import { AppError } from '../../../errors.ts';
 import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
+import { grouped } from './grouped.ts';
 import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import type { WalletMetrics } from './metrics.ts';
@@ -35,16 +36,18 @@ export class LeaseLost extends Error {}
 /** Most reserves recorded by one transaction. */
 const MAX_GROUP = 64;
 
-interface Waiting<C, T> {
-  member: Reserved<C>;
-  alone: () => Promise<{ taken: T | undefined } | undefined>;
-  resolve: (moved: { taken: T | undefined } | undefined) => void;
-  reject: (error: unknown) => void;
-}
-
 export function createReserveTaker(options: { db: Pool; clock: () => Date; placementWindowMs: number; metrics?: WalletMetrics }) {
   const { db, clock, metrics } = options;
-  const queues = new Map<TakeGroup<never, unknown>, Array<Waiting<never, unknown>>>();
+  type Moved = { taken: unknown } | undefined;
+  // Keyed by the caller's group; every placement of a caller waits for locks as long (its first's `tx` is used).
+  const run = grouped<TakeGroup<unknown, unknown>, { member: Reserved<unknown>; tx: TransactionOptions }, Moved>({
+    max: MAX_GROUP,
+    together: async (group, items) => {
+      const recorded = await withTransaction(db, (t) => record(t, items.map((i) => i.member), clock(), group), items[0]!.tx);
+      return recorded && items.map((_, i) => ({ taken: recorded.taken[i] }));
+    },
+    onGroup: (_, size, together) => metrics?.takes.inc({ how: together ? 'together' : 'alone' }, size),
+  });
 
   /**
    * Records the reserves' successes in `tx`. With a take group, the records are written by the
@@ -74,23 +77,6 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
     return { taken: taken ?? [] };
   }
 
-  /** Runs the groups queued for `group`, one after another, until none is waiting. */
-  async function drain<C, T>(group: TakeGroup<C, T>, queue: Array<Waiting<C, T>>, tx: TransactionOptions): Promise<void> {
-    for (;;) {
-      const batch = queue.splice(0, MAX_GROUP);
-      if (!batch.length) {
-        queues.delete(group as TakeGroup<never, unknown>);
-        return;
-      }
-      const together = batch.length > 1
-        ? await withTransaction(db, (t) => record(t, batch.map((w) => w.member), clock(), group), tx).catch(() => undefined)
-        : undefined;
-      metrics?.takes.inc({ how: together ? 'together' : 'alone' }, batch.length);
-      if (together) batch.forEach((w, i) => w.resolve({ taken: together.taken[i] }));
-      else await Promise.all(batch.map((w) => w.alone().then(w.resolve, w.reject)));
-    }
-  }
-
   return {
     record,
     /**
@@ -100,18 +86,7 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
      */
     together<C, T>(group: TakeGroup<C, T>, member: Reserved<C>, tx: TransactionOptions,
       alone: () => Promise<{ taken: T | undefined } | undefined>): Promise<{ taken: T | undefined } | undefined> {
-      return new Promise((resolve, reject) => {
-        const waiting: Waiting<C, T> = { member, alone, resolve, reject };
-        const key = group as TakeGroup<never, unknown>;
-        const queue = queues.get(key) as Array<Waiting<C, T>> | undefined;
-        if (queue) {
-          queue.push(waiting);
-          return;
-        }
-        const fresh = [waiting];
-        queues.set(key, fresh as Array<Waiting<never, unknown>>);
-        void drain(group, fresh, tx);
-      });
+      return run(group as TakeGroup<unknown, unknown>, { member: member as Reserved<unknown>, tx }, alone) as Promise<{ taken: T | undefined } | undefined>;
     },
   };
 }
