@@ -8,6 +8,7 @@ import type { PoolClient } from 'pg';
 import { rescueOrphanedReserves } from '../src/modules/wallet/delivery/reserve-release.ts';
 import type { Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
+import type { OpeningSql } from '../src/modules/wallet/outbox/placement.queries.ts';
 import { TakeFailed } from '../src/modules/wallet/wallet.service.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
@@ -24,6 +25,9 @@ const alone = <T>(take: (tx: Tx, queueNext: (call: WalletCallInput) => Promise<E
   group: { take: async (tx: Tx, _contexts: unknown[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>) =>
     [await take(tx, async (call) => (await queueNext([call]))[0]!)] },
 });
+
+/** An opening of its own (a group nobody else joins): the same SQL whatever the bets. */
+const openAlone = (sql: OpeningSql) => ({ context: undefined, group: { sql: () => sql } });
 
 const opening = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
 
@@ -56,8 +60,8 @@ test('open is SQL run first in the statement of the reserve\'s row, its paramete
   const b = bet();
   const other = randomUUID();
   // A write of the caller's own (here: a row of another bet), with parameters $1 and $2 of its own.
-  const write = 'opened AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq) VALUES ($1, $2, 7) RETURNING 1)';
-  const result = await f.wallet.reserve(b.input, { open: { name: 'test_write', with: write, values: [f.tenantId, other] } });
+  const write = 'opened AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq) VALUES ($1, $2, 7) RETURNING $3::uuid AS bet_id)';
+  const result = await f.wallet.reserve(b.input, { open: openAlone({ name: 'test_write', with: write, values: [f.tenantId, other, b.betId] }) });
   assert.equal(result.outcome, 'reserved');
   assert.deepEqual(await statuses(b.betId), [['reserve', 'delivered'], ['refundBet', 'pending']]);
   const { rows } = await f.db.pool.query('SELECT bet_id, last_seq FROM wallet_bet_sequences WHERE bet_id = ANY ($1::uuid[]) ORDER BY last_seq', [[b.betId, other]]);
@@ -66,7 +70,7 @@ test('open is SQL run first in the statement of the reserve\'s row, its paramete
 
 test('open that writes nothing: neither is the reserve written nor sent', async () => {
   const b = bet();
-  const result = await f.wallet.reserve(b.input, { open: { name: 'test_nothing', with: 'opened AS (SELECT 1 WHERE $1::bool)', values: [false] } });
+  const result = await f.wallet.reserve(b.input, { open: openAlone({ name: 'test_nothing', with: 'opened AS (SELECT $2::uuid AS bet_id WHERE $1::bool)', values: [false, b.betId] }) });
   assert.deepEqual(result, { outcome: 'not_opened' });
   assert.deepEqual(await statuses(b.betId), []);
   assert.deepEqual(sentOf(b.betId), []);
@@ -74,7 +78,7 @@ test('open that writes nothing: neither is the reserve written nor sent', async 
 
 test('open that fails: nothing is written or sent', async () => {
   const b = bet();
-  await assert.rejects(f.wallet.reserve(b.input, { open: { name: 'test_fails', with: 'opened AS (SELECT 1 / $1::int)', values: [0] } }), /division by zero/);
+  await assert.rejects(f.wallet.reserve(b.input, { open: openAlone({ name: 'test_fails', with: 'opened AS (SELECT $2::uuid AS bet_id WHERE 1 / $1::int > 0)', values: [0, b.betId] }) }), /division by zero/);
   assert.deepEqual(await statuses(b.betId), []);
   assert.deepEqual(sentOf(b.betId), []);
 });

@@ -67,36 +67,49 @@ export const BET_UPDATES_CHANNEL = 'bet_updates';
 export const BET_UPDATE_NOTIFY = `pg_notify('${BET_UPDATES_CHANNEL}', json_build_object('tenant_id', tenant_id, 'bet_id', bet_id, 'user_id', user_id, 'status', $status)::text)`;
 
 /**
- * The SQL that stores a pending bet with its legs and its first history entry, as common table
- * expressions for the statement that writes the bet's reserve (the wallet's ReserveSteps.open):
- * the last, `opened`, has a row when the bet was stored and none when the user's idempotency key
- * is already taken (nothing is written then). Announces the pending bet at commit.
+ * The SQL that stores pending bets with their legs and first history entries, as common table
+ * expressions for the statement that writes their reserves (the wallet's OpeningSql): the last,
+ * `opened`, has the id of each bet stored, and none of a bet whose user's idempotency key is
+ * already taken (nothing is written for it then). Announces the pending bets at commit.
  */
-export function pendingBetSql(bet: NewBet, legs: LegRow[]): { name: string; with: string; values: unknown[] } {
+export function pendingBetsSql(bets: Array<{ bet: NewBet; legs: LegRow[] }>): { name: string; with: string; values: unknown[] } {
+  const col = <T>(get: (bet: NewBet) => T) => bets.map((b) => get(b.bet));
+  const legs = bets.flatMap(({ bet, legs }) => legs.map((l) => ({ ...l, bet_id: bet.bet_id })));
+  const leg = <T>(get: (l: LegRow & { bet_id: string }) => T) => legs.map(get);
   return {
-    name: 'betting_pending_bet',
+    name: 'betting_pending_bets',
     with: `bet AS (
         INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
                           original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, updated_at)
-        VALUES ($1, $2, $3, $4, $5, $6, $7, 'pending', $8, $9, $10, $11, $12, $13, $14, $15, $16, $16)
+        SELECT b.tenant_id, b.bet_id, b.user_id, b.ticket_id, b.idempotency_key, b.request_hash, b.kind, 'pending', b.stake, b.combinations,
+               b.original_percentage, b.original_odds, b.boxed, b.bonus, b.medium, b.ip_address, b.created_at, b.created_at
+          FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::text[], $7::text[], $8::numeric[], $9::int[],
+                      $10::numeric[], $11::numeric[], $12::bool[], $13::bool[], $14::text[], $15::text[], $16::timestamptz[]) WITH ORDINALITY
+            AS b(tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, stake, combinations,
+                 original_percentage, original_odds, boxed, bonus, medium, ip_address, created_at, i)
+         ORDER BY b.i
         ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING
-        RETURNING tenant_id, bet_id, user_id
+        RETURNING tenant_id, bet_id, user_id, created_at
       ), legs AS (
         INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
-        SELECT bet.tenant_id, bet.bet_id, l.* FROM bet,
-          unnest($17::int[], $18::bigint[], $19::int[], $20::uuid[], $21::text[], $22::text[], $23::timestamptz[], $24::jsonb[], $25::numeric[], $26::numeric[]) AS l
+        SELECT bet.tenant_id, bet.bet_id, l.leg, l.meeting_id, l.race_number, l.event_id, l.event_name, l.meeting_name, l.event_time, l.selections,
+               l.seen_price, l.price
+          FROM unnest($17::uuid[], $18::int[], $19::bigint[], $20::int[], $21::uuid[], $22::text[], $23::text[], $24::timestamptz[], $25::jsonb[],
+                      $26::numeric[], $27::numeric[])
+            AS l(bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
+          JOIN bet ON bet.bet_id = l.bet_id
         RETURNING 1
       ), history AS (
-        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, $16, NULL, 'pending', 'placement' FROM bet
+        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause) SELECT tenant_id, bet_id, 1, created_at, NULL, 'pending', 'placement' FROM bet
         RETURNING 1
       ), opened AS (
-        SELECT ${BET_UPDATE_NOTIFY.replace('$status', "'pending'")} AS notified FROM bet
+        SELECT bet_id, ${BET_UPDATE_NOTIFY.replace('$status', "'pending'")} AS notified FROM bet
       )`,
-    values: [bet.tenant_id, bet.bet_id, bet.user_id, bet.ticket_id, bet.idempotency_key, bet.request_hash, bet.kind, bet.stake,
-      bet.combinations, bet.original_percentage, bet.original_odds, bet.boxed, bet.bonus, bet.medium, bet.ip_address, bet.created_at,
-      legs.map((l) => l.leg), legs.map((l) => l.meeting_id), legs.map((l) => l.race_number), legs.map((l) => l.event_id),
-      legs.map((l) => l.event_name), legs.map((l) => l.meeting_name), legs.map((l) => l.event_time),
-      legs.map((l) => JSON.stringify(l.selections)), legs.map((l) => l.seen_price), legs.map((l) => l.price)],
+    values: [col((b) => b.tenant_id), col((b) => b.bet_id), col((b) => b.user_id), col((b) => b.ticket_id), col((b) => b.idempotency_key),
+      col((b) => b.request_hash), col((b) => b.kind), col((b) => b.stake), col((b) => b.combinations), col((b) => b.original_percentage),
+      col((b) => b.original_odds), col((b) => b.boxed), col((b) => b.bonus), col((b) => b.medium), col((b) => b.ip_address), col((b) => b.created_at),
+      leg((l) => l.bet_id), leg((l) => l.leg), leg((l) => l.meeting_id), leg((l) => l.race_number), leg((l) => l.event_id), leg((l) => l.event_name),
+      leg((l) => l.meeting_name), leg((l) => l.event_time), leg((l) => JSON.stringify(l.selections)), leg((l) => l.seen_price), leg((l) => l.price)],
   };
 }
 

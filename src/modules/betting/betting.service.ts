@@ -12,7 +12,7 @@ import type { ReserveMetadata } from '../../wallet-protocol/operations.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import { TakeFailed, type TakeGroup, type WalletService } from '../wallet/wallet.service.ts';
+import { TakeFailed, type OpenGroup, type TakeGroup, type WalletService } from '../wallet/wallet.service.ts';
 import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
@@ -102,6 +102,8 @@ export function createBettingService(deps: BettingDeps) {
   const takeDeps = { catalogue: deps.catalogue, reporting: deps.reporting, clock, limits: deps.take };
   /** The take of every placement: one object, so that the wallet takes bets reserved together in one transaction. */
   const taking: TakeGroup<TakeEntry, Taken> = { take: (tx, entries, queueNext) => takeBets(takeDeps, tx, entries, queueNext) };
+  /** The pending bets' writes, run in the statement that writes their reserves. */
+  const opening: OpenGroup<TakeEntry> = { sql: (entries) => q.pendingBetsSql(entries.map((e) => ({ bet: e.bet, legs: e.stored }))) };
 
   /** The bet as its user sees it; `legs` when the caller holds them already (saves a read). */
   async function view(bet: q.BetRow, legs?: q.LegRow[]): Promise<BetView> {
@@ -154,12 +156,13 @@ export function createBettingService(deps: BettingDeps) {
   async function reserveAndTake(user: BettingUser, input: PlaceBetInput, priced: Priced, bet: q.NewBet, legs: q.LegRow[]): Promise<BetView | undefined> {
     let reserved;
     try {
+      const entry: TakeEntry = { bet, stored: legs, input, first: priced };
       reserved = await deps.wallet.reserve({
         tenantId: user.tenantId, betId: bet.bet_id, userId: user.userId, amount: bet.stake, bonusFlag: bet.bonus,
         token: user.token, metadata: user.metadata,
       }, {
-        open: q.pendingBetSql(bet, legs),
-        take: { group: taking, context: { bet, stored: legs, input, first: priced } },
+        open: { group: opening, context: entry },
+        take: { group: taking, context: entry },
         lockTimeoutMs: deps.take.lockTimeoutMs,
       });
     } catch (error) {

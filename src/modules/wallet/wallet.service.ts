@@ -19,6 +19,7 @@ import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
 export type { WalletCallInput } from './outbox/enqueue.ts';
 export { TakeFailed } from './delivery/reserve-release.ts';
 export type { TakeGroup } from './delivery/reserve-take.ts';
+export type { OpenGroup } from './delivery/reserve.ts';
 
 export type WalletSettings = Pick<Config,
   'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>

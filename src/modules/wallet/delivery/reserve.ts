@@ -16,7 +16,9 @@ import { endpointOf } from '../config/wallet-config.service.ts';
 import type { WalletMetrics } from './metrics.ts';
 import { notConfigured } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
-import { deliverRequeuedReserve, insertReserve, type OpeningSql } from '../outbox/placement.queries.ts';
+import { deliverRequeuedReserve, insertReserves, type OpenedReserve, type OpeningSql } from '../outbox/placement.queries.ts';
+import type { NewCall } from '../outbox/outbox.queries.ts';
+import { grouped } from './grouped.ts';
 import { holdLease } from './reserve-lease.ts';
 import { createReserveTaker, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
@@ -48,9 +50,21 @@ export type ReserveResult<T = undefined> =
   | { outcome: 'unknown'; transactionId: string; error: string; refundQueued: true };
 
 /**
+ * A caller's opening, the same object for every reserve of that caller, so that reserves written
+ * together share a statement: `sql` gives the caller's writes for the bets of `contexts` (OpeningSql).
+ */
+export interface OpenGroup<C> {
+  sql(contexts: C[]): OpeningSql | undefined;
+}
+
+/** Most reserves written by one statement. */
+const MAX_OPENED = 64;
+
+/**
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
- * `open` is SQL of the caller's own writes, run first in the statement (its own transaction) that
- * writes the reserve's row (placement stores its pending bet so): see OpeningSql. `take` runs in
+ * `open` gives SQL of the caller's own writes, run first in the statement (its own transaction)
+ * that writes the reserve's row — with the rows of other reserves of the same group written
+ * meanwhile (grouped.ts) — so that placement stores its pending bet with it: see OpeningSql. `take` runs in
  * the transaction that records a successful reserve — with other reserves of the same `group`
  * answered meanwhile (reserve-take.ts) — and queues the bet's next call (confirm, or refundBet of
  * the whole) with the record itself, so no instant exists with the reserve recorded and nothing
@@ -60,7 +74,7 @@ export type ReserveResult<T = undefined> =
  * `lockTimeoutMs` bounds how long `take` waits for a lock (a race held by a change).
  */
 export interface ReserveSteps<T, C = unknown> {
-  open?: OpeningSql;
+  open?: { group: OpenGroup<C>; context: C };
   take?: { group: TakeGroup<C, T>; context: C };
   lockTimeoutMs?: number;
 }
@@ -85,6 +99,11 @@ export function createReserver(options: ReserverOptions) {
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
   const taker = createReserveTaker({ db, clock, placementWindowMs: options.placementWindowMs, ...(metrics && { metrics }) });
+  const plain: OpenGroup<unknown> = { sql: () => undefined };
+  const opens = grouped<OpenGroup<unknown>, { row: NewCall; context: unknown }, OpenedReserve>({
+    max: MAX_OPENED,
+    together: (group, items) => insertReserves(db, items.map((i) => i.row), group.sql(items.map((i) => i.context))),
+  });
 
   return async function reserve<T = undefined, C = unknown>(input: ReserveInput, steps: ReserveSteps<T, C> = {}): Promise<ReserveResult<T>> {
     const tenantId = requireUuid(input.tenantId, 'tenantId');
@@ -135,13 +154,16 @@ export function createReserver(options: ReserverOptions) {
    * worker's rescue can finish; the same statement writes the caller's opening and reads the
    * wallet's configuration. Undefined when the opening wrote nothing (then neither did this).
    */
-  async function writeReserve(call: ReserveCall, token: string, lease: { owner: string; until: Date; now: Date }, opening?: OpeningSql) {
+  async function writeReserve<C>(call: ReserveCall, token: string, lease: { owner: string; until: Date; now: Date }, opening?: ReserveSteps<unknown, C>['open']) {
     const { owner, until, now } = lease;
-    const written = await insertReserve(db, {
+    const row: NewCall = {
       tenant_id: call.tenantId, transaction_id: call.transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve',
       amount: call.amount, bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(token),
       only_if_reserved: false, placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
-    }, opening);
+    };
+    const group = (opening?.group ?? plain) as OpenGroup<unknown>;
+    const context = opening?.context;
+    const written = await opens(group, { row, context }, async () => (await insertReserves(db, [row], group.sql([context])))[0]!);
     if (!written.opened) return undefined;
     if (!written.reserve) throw notConfigured(call.tenantId);
     const { seq, ...config } = written.reserve;

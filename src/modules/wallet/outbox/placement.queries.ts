@@ -6,18 +6,17 @@ import type { WalletConfigRow } from '../config/wallet-config.queries.ts';
 import { appendAttemptsSql, type AttemptRecord, type CallResult, type NewCall } from './outbox.queries.ts';
 
 /**
- * The caller's own writes, run first in the statement that writes a reserve's row, so that both
- * commit together (placement stores its pending bet so). `with` is a list of common table
- * expressions over parameters $1..$n of `values`, whose last is named `opened`: one row when the
- * caller's writes were done, none when not (then nothing else is written). `name` names the text.
+ * The caller's own writes, run first in the statement that writes reserves' rows, so that both
+ * commit together (placement stores its pending bets so). `with` is a list of common table
+ * expressions over parameters $1..$n of `values`, whose last is named `opened`, with a column
+ * `bet_id`: one row for each bet whose writes were done (for a bet without one, nothing else is
+ * written). `name` names the text: the same name, the same text.
  */
 export interface OpeningSql {
   name: string;
   with: string;
   values: unknown[];
 }
-
-const NOTHING_TO_OPEN: OpeningSql = { name: 'plain', with: 'opened AS (SELECT 1)', values: [] };
 
 /** What the reserve's statement found: `reserve` is undefined when no wallet is configured. */
 export interface OpenedReserve {
@@ -26,35 +25,47 @@ export interface OpenedReserve {
 }
 
 /**
- * Writes the caller's opening (if any) and a reserve that opens its bet's sequence, leased to its
- * sender, in one statement, and returns the tenant's wallet configuration with it (the sender
- * needs both). No wallet configured: only the opening is written. The bet has calls already (a
- * reserve must be the first): `seq` is null and no call is written. No workers are woken: the
- * row starts leased to its sender.
+ * Writes the caller's opening (if any) and reserves that each open their bet's sequence, leased to
+ * their senders, in one statement, and returns each tenant's wallet configuration with them (the
+ * senders need both), in the order of `calls`. No wallet configured: only the opening is written.
+ * A bet that has calls already (a reserve must be the first): `seq` is null and no call is written.
+ * No workers are woken: the rows start leased to their senders.
  */
-export async function insertReserve(db: Queryable, c: NewCall, opening: OpeningSql = NOTHING_TO_OPEN): Promise<OpenedReserve> {
-  const n = opening.values.length;
+export async function insertReserves(db: Queryable, calls: NewCall[], opening?: OpeningSql): Promise<OpenedReserve[]> {
+  const n = opening?.values.length ?? 0;
   const own = (sql: string) => sql.replace(/\$(\d+)/g, (_, k: string) => `$${Number(k) + n}`);
-  const { rows } = await db.query<{ opened: number } & { [K in keyof WalletConfigRow]: WalletConfigRow[K] | null } & { seq: number | null }>({
-    name: `wallet_insert_reserve_${opening.name}`,
-    text: `WITH ${opening.with},
-     ${own(`cfg AS (SELECT * FROM wallet_configs WHERE tenant_id = $1 AND EXISTS (SELECT 1 FROM opened)),
+  const each = <T>(get: (c: NewCall) => T) => calls.map(get);
+  const { rows } = await db.query<{ opened: boolean; opened_count?: number } & { [K in keyof WalletConfigRow]: WalletConfigRow[K] | null } & { seq: number | null }>({
+    name: `wallet_insert_reserves_${opening?.name ?? 'plain'}`,
+    text: `WITH ${opening ? `${opening.with},` : ''}
+     ${own(`c AS (SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::numeric[], $7::bool[], $8::jsonb[],
+                                     $9::text[], $10::bool[], $11::text[], $12::timestamptz[], $13::timestamptz[], $14::text[], $15::bool[]) WITH ORDINALITY
+             AS c(tenant_id, transaction_id, bet_id, user_id, op, amount, bonus_flag, extra, secret_enc, only_if_reserved, status, now,
+                  lease_until, lease_owner, placement_guard, i)
+           ${opening ? 'WHERE c.bet_id IN (SELECT bet_id FROM opened)' : ''}),
+     cfg AS (SELECT * FROM wallet_configs WHERE tenant_id IN (SELECT tenant_id FROM c)),
      s AS (INSERT INTO wallet_bet_sequences (tenant_id, bet_id, last_seq)
-           SELECT $1, $3, 1 FROM cfg
+           SELECT c.tenant_id, c.bet_id, 1 FROM c WHERE c.tenant_id IN (SELECT tenant_id FROM cfg)
            ON CONFLICT (tenant_id, bet_id) DO NOTHING
-           RETURNING last_seq),
+           RETURNING tenant_id, bet_id, last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
                                        extra, secret_enc, only_if_reserved, status, next_attempt_at, created_at,
                                        lease_until, lease_owner, placement_guard)
-             SELECT $1, $2, $3, s.last_seq, $4, $5, $6, cfg.amount_unit, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15
-               FROM s, cfg
-             RETURNING seq)`)}
-     SELECT (SELECT count(*) FROM opened)::int AS opened, cfg.*, ins.seq FROM (SELECT 1) AS one LEFT JOIN cfg ON true LEFT JOIN ins ON true`,
-    values: [...opening.values, c.tenant_id, c.transaction_id, c.bet_id, c.user_id, c.op, c.amount, c.bonus_flag, JSON.stringify(c.extra),
-      c.secret_enc, c.only_if_reserved, c.status, c.now, c.lease_until, c.lease_owner, c.placement_guard],
+             SELECT c.tenant_id, c.transaction_id, c.bet_id, s.last_seq, c.user_id, c.op, c.amount, cfg.amount_unit, c.bonus_flag,
+                    c.extra, c.secret_enc, c.only_if_reserved, c.status, c.now, c.now, c.lease_until, c.lease_owner, c.placement_guard
+               FROM c JOIN s ON s.tenant_id = c.tenant_id AND s.bet_id = c.bet_id JOIN cfg ON cfg.tenant_id = c.tenant_id
+             RETURNING transaction_id, seq)
+     SELECT c.i IS NOT NULL AS opened, cfg.*, ins.seq${opening ? ', (SELECT count(*) FROM opened) AS opened_count' : ''}
+       FROM unnest($2::uuid[]) WITH ORDINALITY AS a(transaction_id, i)
+       LEFT JOIN c ON c.i = a.i LEFT JOIN cfg ON cfg.tenant_id = c.tenant_id LEFT JOIN ins ON ins.transaction_id = a.transaction_id
+      ORDER BY a.i`)}`,
+    values: [...(opening?.values ?? []), each((c) => c.tenant_id), each((c) => c.transaction_id), each((c) => c.bet_id), each((c) => c.user_id),
+      each((c) => c.op), each((c) => c.amount), each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.secret_enc),
+      each((c) => c.only_if_reserved), each((c) => c.status), each((c) => c.now), each((c) => c.lease_until), each((c) => c.lease_owner),
+      each((c) => c.placement_guard)],
   });
-  const { opened, seq, ...config } = rows[0]!;
-  return { opened: opened > 0, ...(config.tenant_id !== null && { reserve: { ...(config as WalletConfigRow), seq } }) };
+  // opened_count makes the statement read all of `opened`, whatever it computes (the opening's notifications).
+  return rows.map(({ opened, seq, opened_count: _, ...config }) => ({ opened, ...(config.tenant_id !== null && { reserve: { ...(config as WalletConfigRow), seq } }) }));
 }
 
 /** The reserve's success as recorded, and the call queued behind it with the guard it copies. */
