@@ -17,7 +17,7 @@ import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import { takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
-import { checkInput, dollars, oddsText, priceBet, requestHash, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
+import { checkInput, dollars, oddsText, priceBet, requestHash, sharedRaceReads, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
 
 /** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
@@ -100,6 +100,7 @@ function limitValue(name: string, given: string | null | undefined, current: str
 export function createBettingService(deps: BettingDeps) {
   const { db, clock } = deps;
   const takeDeps = { catalogue: deps.catalogue, reporting: deps.reporting, clock, limits: deps.take };
+  const firstReads = sharedRaceReads(deps.catalogue);
   /** The take of every placement: one object, so that the wallet takes bets reserved together in one transaction. */
   const taking: TakeGroup<TakeEntry, Taken> = { take: (tx, entries, queueNext) => takeBets(takeDeps, tx, entries, queueNext) };
   /** The pending bets' writes, run in the statement that writes their reserves. */
@@ -137,7 +138,7 @@ export function createBettingService(deps: BettingDeps) {
     const { kind, stakeCents } = checkInput(input);
     let priced;
     try {
-      priced = await priceBet(deps.catalogue, input, kind, stakeCents);
+      priced = await priceBet(firstReads, input, kind, stakeCents);
     } catch (error) {
       // A replay is answered whatever the catalogue says now (the key is checked again at the insert).
       const replayed = await replay(user, input, requestHash(input));

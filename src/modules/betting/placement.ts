@@ -2,6 +2,7 @@
 // catalogue's say (races open, runners running, prices), the combinations and the percentage.
 // Nothing here writes; a refusal is an AppError with a stable code and nothing is stored.
 import { createHash } from 'node:crypto';
+import { grouped } from '../../db/grouped.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
 import { BET_KINDS, KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
@@ -86,6 +87,29 @@ export function requestHash(input: PlaceBetInput): string {
 }
 
 const needsPools = (kind: BetKind) => kind === 'QUADDIE' || kind === 'DAILY_DOUBLE';
+
+/**
+ * The catalogue's unlocked race reads shared by the placements that ask for the same race while a
+ * read of it runs (db/grouped.ts): they get the read that starts once it ends, so every read still
+ * starts after its askers asked. A placement's first check reads its races so; the take, which
+ * decides, reads them again under a lock.
+ */
+export function sharedRaceReads(catalogue: CatalogueReader): CatalogueReader {
+  const read = grouped<string, undefined, CatalogueRace | undefined>({
+    max: 1000,
+    together: async (key, askers) => {
+      const [meeting, race] = key.split('/').map(Number) as [number, number];
+      const found = await catalogue.getRace(meeting, race);
+      return askers.map(() => found);
+    },
+  });
+  return {
+    getRace: (meetingId, raceNumber, options) => (options?.tx || options?.lock
+      ? catalogue.getRace(meetingId, raceNumber, options)
+      : read(raceKey(meetingId, raceNumber), undefined, () => catalogue.getRace(meetingId, raceNumber))),
+    getPools: (meetingId, options) => catalogue.getPools(meetingId, options),
+  };
+}
 
 /** Reads the races (no lock: the take checks again under one), applies the catalogue checks and prices the bet. */
 export async function priceBet(catalogue: CatalogueReader, input: PlaceBetInput, kind: BetKind, stakeCents: bigint): Promise<Priced> {

@@ -9,7 +9,7 @@
 // committed when every bet in it went through as it would alone.
 import { AppError } from '../../../errors.ts';
 import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
-import { grouped } from './grouped.ts';
+import { grouped } from '../../../db/grouped.ts';
 import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import type { WalletMetrics } from './metrics.ts';

@@ -18,7 +18,7 @@ import { notConfigured } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { deliverRequeuedReserve, insertReserves, type OpenedReserve, type OpeningSql } from '../outbox/placement.queries.ts';
 import type { NewCall } from '../outbox/outbox.queries.ts';
-import { grouped } from './grouped.ts';
+import { grouped } from '../../../db/grouped.ts';
 import { holdLease } from './reserve-lease.ts';
 import { createReserveTaker, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
@@ -64,7 +64,7 @@ const MAX_OPENED = 64;
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
  * `open` gives SQL of the caller's own writes, run first in the statement (its own transaction)
  * that writes the reserve's row — with the rows of other reserves of the same group written
- * meanwhile (grouped.ts) — so that placement stores its pending bet with it: see OpeningSql. `take` runs in
+ * meanwhile (db/grouped.ts) — so that placement stores its pending bet with it: see OpeningSql. `take` runs in
  * the transaction that records a successful reserve — with other reserves of the same `group`
  * answered meanwhile (reserve-take.ts) — and queues the bet's next call (confirm, or refundBet of
  * the whole) with the record itself, so no instant exists with the reserve recorded and nothing
