@@ -15,6 +15,7 @@ import { isUuid } from '../../racing/values.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import * as q from './betting.queries.ts';
+import * as lq from './limits.queries.ts';
 import { recordOf, type BetRecord, type HistoryEntry } from './bet-record.ts';
 import { changeOf, planCancel } from './settle-plan.ts';
 import { callOf, queueCalls, reportChanges } from './settlement.service.ts';
@@ -142,7 +143,7 @@ export function createBetActions(deps: BetActionDeps) {
     if (!isOpen(bet.status) || isOpen(change.to as q.BetRow['status']) || (bet.kind !== 'WIN' && bet.kind !== 'PLACE') || !bet.fixed_odds) return;
     const leg = legs[0]!;
     const payout = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds)!);
-    await q.releaseLiability(tx, { tenantId: bet.tenant_id, meetingId: Number(leg.meeting_id), raceNumber: leg.race_number,
+    await lq.releaseLiability(tx, { tenantId: bet.tenant_id, meetingId: Number(leg.meeting_id), raceNumber: leg.race_number,
       runner: leg.selections[0]![0]!, kind: bet.kind }, centsToDollars(payout));
   }
 

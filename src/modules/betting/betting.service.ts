@@ -16,6 +16,7 @@ import { TakeFailed, type OpenGroup, type TakeGroup, type WalletService } from '
 import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
+import * as lq from './limits.queries.ts';
 import { takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, sharedRaceReads, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
@@ -210,20 +211,20 @@ export function createBettingService(deps: BettingDeps) {
     /** Sets the tenant's acceptance limits; a limit not given is kept, `null` removes it. */
     async setLimits(tenantId: string, input: LimitsInput) {
       await deps.tenants.requireTenant(tenantId);
-      const current = await q.findLimits(db, tenantId);
-      const next: q.LimitsRow = {
+      const current = await lq.findLimits(db, tenantId);
+      const next: lq.LimitsRow = {
         max_stake: limitValue('max-stake', input.maxStake, current?.max_stake),
         max_payout: limitValue('max-payout', input.maxPayout, current?.max_payout),
         max_runner_liability: limitValue('max-runner-liability', input.maxRunnerLiability, current?.max_runner_liability),
       };
-      const row = await q.upsertLimits(db, tenantId, next, clock());
+      const row = await lq.upsertLimits(db, tenantId, next, clock());
       return { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() };
     },
 
     /** The tenant's acceptance limits as set-limits prints them, or null when none were ever set. */
     async getLimits(tenantId: string) {
       await deps.tenants.requireTenant(tenantId);
-      const row = await q.findLimitsWithTime(db, tenantId);
+      const row = await lq.findLimitsWithTime(db, tenantId);
       return row ? { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() } : null;
     },
 

@@ -17,6 +17,7 @@ import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletCallInput } from '../wallet/wallet.service.ts';
 import { betMetadata } from './bet-view.ts';
 import * as q from './betting.queries.ts';
+import * as lq from './limits.queries.ts';
 import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { placedBetReport } from './placed-report.ts';
 import { lockCatalogue, oddsText, percentageText, priceLocked, type CatalogueReader, type LockedCatalogue, type PlaceBetInput, type Priced } from './placement.ts';
@@ -73,7 +74,7 @@ interface Decision {
 const cents = (text: string | null | undefined): bigint | null => (text === null || text === undefined ? null : parseDecimal(text, 2)!);
 const isSingle = (p: Priced) => p.kind === 'WIN' || p.kind === 'PLACE';
 
-function liabilityKey(e: TakeEntry): q.LiabilityKey {
+function liabilityKey(e: TakeEntry): lq.LiabilityKey {
   const leg = e.input.legs[0]!;
   return { tenantId: e.bet.tenant_id, meetingId: leg.meetingId, raceNumber: leg.raceNumber, runner: leg.selections[0]![0]!, kind: e.first.kind };
 }
@@ -85,7 +86,7 @@ export async function takeBets(deps: TakeDeps, tx: Queryable, entries: TakeEntry
   if (inTime.length) locked = await lockCatalogue(deps.catalogue, tx, inTime.map((e) => ({ input: e.input, kind: e.first.kind })));
   const priced = new Map(inTime.map((e) => [e, price(locked, e)] as const));
   const keys = inTime.filter((e) => { const p = priced.get(e); return !(p instanceof AppError) && isSingle(p!); }).map(liabilityKey);
-  const book = inTime.length ? await q.lockLiabilities(tx, inTime.map((e) => e.bet.tenant_id), keys) : undefined;
+  const book = inTime.length ? await lq.lockLiabilities(tx, inTime.map((e) => e.bet.tenant_id), keys) : undefined;
   const now = deps.clock();
   const decisions = entries.map((e) => decide(deps, e, priced.get(e), book));
   for (const [i, d] of decisions.entries()) {
@@ -116,7 +117,7 @@ const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.
  * One bet's outcome: refused (late, the catalogue's say, or limits leaving nothing), or taken at
  * the stake its limits allow. A bet taken on a runner adds its payout to `book` for the bets after it.
  */
-function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: q.LimitsAndLiabilities | undefined): Decision {
+function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: lq.LimitsAndLiabilities | undefined): Decision {
   const { bet } = e;
   const late = 'the placement took too long; the stake is returned';
   if (priced === undefined) return refusal(e, e.stored, 'placement_interrupted', late);
@@ -127,7 +128,7 @@ function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefi
   const row = book!.limits.get(bet.tenant_id);
   const limits = { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };
   const key = isSingle(priced) ? liabilityKey(e) : null;
-  const liability = key ? cents(book!.liabilities.get(q.liabilityId(key))) : null;
+  const liability = key ? cents(book!.liabilities.get(lq.liabilityId(key))) : null;
   const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, priced.odds, liability);
   if (acceptedCents === 0n) {
     return { ...refusal(e, legs, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`, limit), moved };
@@ -136,10 +137,10 @@ function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefi
   const status = acceptedCents < priced.stakeCents ? 'partially_accepted' as const : 'accepted' as const;
   const percentage = priced.percentage === null ? null : percentageText(acceptedCents, priced.combinations);
   const odds = oddsText(priced.odds);
-  let added: { key: q.LiabilityKey; amount: string } | undefined;
+  let added: { key: lq.LiabilityKey; amount: string } | undefined;
   if (key && priced.odds) {
     const payout = payoutCents(acceptedCents, priced.odds);
-    book!.liabilities.set(q.liabilityId(key), centsToDollars(liability! + payout));
+    book!.liabilities.set(lq.liabilityId(key), centsToDollars(liability! + payout));
     added = { key, amount: centsToDollars(payout) };
   }
   return {

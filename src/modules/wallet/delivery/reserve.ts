@@ -64,11 +64,11 @@ const MAX_OPENED = 64;
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
  * `open` gives SQL of the caller's own writes, run first in the statement (its own transaction)
  * that writes the reserve's row — with the rows of other reserves of the same group written
- * meanwhile (db/grouped.ts) — so that placement stores its pending bet with it: see OpeningSql. `take` runs in
- * the transaction that records a successful reserve — with other reserves of the same `group`
- * answered meanwhile (reserve-take.ts) — and queues the bet's next call (confirm, or refundBet of
- * the whole) with the record itself, so no instant exists with the reserve recorded and nothing
- * queued behind it. A `take` that throws rolls the record back: the reserve's success is then
+ * meanwhile (db/grouped.ts) — so that placement stores its pending bet with it: see OpeningSql.
+ * `take` runs in the transaction that records a successful reserve — with other reserves of the
+ * same `group` answered meanwhile (reserve-take.ts) — and queues the bet's next call (confirm, or
+ * refundBet of the whole) with the record itself, so no instant exists with the reserve recorded
+ * and nothing queued behind it. A `take` that throws rolls the record back: the reserve's success is then
  * recorded in a transaction of its own with a refundBet due at once (releaseAfterFailedTake), and
  * TakeFailed is thrown with the step's error: the stake goes back without asking the wallet again.
  * `lockTimeoutMs` bounds how long `take` waits for a lock (a race held by a change).
@@ -244,7 +244,6 @@ export function createReserver(options: ReserverOptions) {
     metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
     return { outcome: 'unknown', transactionId, error: last.error ?? last.message ?? `HTTP ${last.httpStatus}`, refundQueued: true };
   }
-
 }
 
 export type Reserve = ReturnType<typeof createReserver>;

@@ -112,6 +112,7 @@ export interface RecordedReserve {
  * reserve was lost: then only its attempts are recorded.
  */
 export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedReserve[], inputs: WalletCallInput[], now: Date): Promise<Array<EnqueuedCall | undefined>> {
+  if (inputs.length !== reserves.length) throw new AppError('bad_request', `${reserves.length} reserves need ${reserves.length} calls after them, got ${inputs.length}`);
   const calls = inputs.map((input, i) => {
     const reserve = reserves[i]!;
     if (input.tenantId !== reserve.tenantId || input.betId !== reserve.betId) {
@@ -119,7 +120,6 @@ export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedRese
     }
     return durableCall(input, now);
   });
-  if (calls.length !== reserves.length) throw new AppError('bad_request', `${reserves.length} reserves need ${reserves.length} calls after them, got ${calls.length}`);
   const moved = await recordReservesAndQueueNext(tx, calls.map((call, i) => ({
     reserve: reserves[i]!.result, attempts: reserves[i]!.attempts, bet_id: call.betId, user_id: call.userId,
     guard_transaction_id: randomUUID(), reserve_amount: reserves[i]!.amount, reserve_bonus_flag: reserves[i]!.bonusFlag,
