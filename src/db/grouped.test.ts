@@ -45,3 +45,30 @@ test('keys are grouped apart; a group that fails is done item by item, each with
   assert.deepEqual(await Promise.all(results), [10, 20, 'three is refused', 40]);
   assert.equal(await other, 50);
 });
+
+test('a group whose work throws at once, or whose onGroup throws, still answers every item, and the key goes on', async () => {
+  const hold = gate<void>();
+  const run = grouped<string, number, number>({
+    max: 10,
+    together: (() => { throw new Error('thrown before any promise'); }) as never,
+    onGroup: () => { throw new Error('a metric failed'); },
+  });
+  const errors: unknown[] = [];
+  const alone = (n: number) => async (groupError?: unknown) => {
+    await hold.promise;
+    if (groupError) errors.push(groupError);
+    return n;
+  };
+  const results = [1, 2, 3].map((n) => run('k', n, alone(n)));
+  hold.open();
+  assert.deepEqual(await Promise.all(results), [1, 2, 3]);
+  assert.deepEqual(errors.map((e) => (e as Error).message), ['thrown before any promise', 'thrown before any promise'], 'the group\'s error is handed to its items');
+  assert.equal(await run('k', 4, alone(4)), 4, 'a later item of the key is answered');
+});
+
+test('nameOf: the same object, the same name; another object, another', async () => {
+  const { nameOf } = await import('./grouped.ts');
+  const a = {};
+  assert.equal(nameOf(a), nameOf(a));
+  assert.notEqual(nameOf(a), nameOf({}));
+});

@@ -13,16 +13,51 @@ export interface GroupedOptions<K, I, O> {
   onGroup?: (key: K, size: number, together: boolean) => void;
 }
 
+const names = new WeakMap<object, number>();
+let named = 0;
+
+/** A number naming `owner` (a caller's group object) for string keys: the same object, the same number. */
+export function nameOf(owner: object): number {
+  let name = names.get(owner);
+  if (name === undefined) names.set(owner, (name = ++named));
+  return name;
+}
+
+/** Does the item alone: at once, for a group of one, or after its group failed with `groupError`. */
+export type Alone<O> = (groupError?: unknown) => Promise<O>;
+
 interface Waiting<I, O> {
   item: I;
-  alone: () => Promise<O>;
+  alone: Alone<O>;
   resolve: (result: O) => void;
   reject: (error: unknown) => void;
 }
 
-/** Returns `run(key, item, alone)`: the item's result, done with the others of `key` waiting then, or by `alone()`. */
+/**
+ * Returns `run(key, item, alone)`: the item's result, done with the others of `key` waiting then,
+ * or by `alone()`. Keys are compared as Map keys: the same key, the same queue.
+ */
+/** `work()` as a promise, a synchronous throw included. */
+function started<O>(work: () => Promise<O>): Promise<O> {
+  try {
+    return work();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 export function grouped<K, I, O>(options: GroupedOptions<K, I, O>) {
   const queues = new Map<K, Array<Waiting<I, O>>>();
+
+  /** The group's results, or why it failed; never throws. */
+  async function together(key: K, batch: Array<Waiting<I, O>>): Promise<{ results?: O[]; error?: unknown }> {
+    try {
+      const results = await options.together(key, batch.map((w) => w.item));
+      return results ? { results } : { error: new Error('the group was not done') };
+    } catch (error) {
+      return { error };
+    }
+  }
 
   async function drain(key: K, queue: Array<Waiting<I, O>>): Promise<void> {
     for (;;) {
@@ -31,14 +66,19 @@ export function grouped<K, I, O>(options: GroupedOptions<K, I, O>) {
         queues.delete(key);
         return;
       }
-      const results = batch.length > 1 ? await options.together(key, batch.map((w) => w.item)).catch(() => undefined) : undefined;
-      options.onGroup?.(key, batch.length, results !== undefined);
+      // A group of one runs alone at once, in this tick, as it would without grouping.
+      const { results, error } = batch.length > 1 ? await together(key, batch) : {};
+      try {
+        options.onGroup?.(key, batch.length, results !== undefined);
+      } catch {
+        // Metrics only: the items' results do not depend on it.
+      }
       if (results) batch.forEach((w, i) => w.resolve(results[i]!));
-      else await Promise.all(batch.map((w) => w.alone().then(w.resolve, w.reject)));
+      else await Promise.all(batch.map((w) => started(() => w.alone(error)).then(w.resolve, w.reject)));
     }
   }
 
-  return function run(key: K, item: I, alone: () => Promise<O>): Promise<O> {
+  return function run(key: K, item: I, alone: Alone<O>): Promise<O> {
     return new Promise((resolve, reject) => {
       const waiting = { item, alone, resolve, reject };
       const queue = queues.get(key);

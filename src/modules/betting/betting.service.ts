@@ -62,6 +62,12 @@ function betKey(items: unknown[]): { createdAt: string; betId: string } | undefi
   return { createdAt, betId };
 }
 
+/**
+ * The bet's races: only bets on the same races are taken together, so a race held by a change
+ * (a scratching, a status change) delays only the bets on it.
+ */
+const lane = (input: PlaceBetInput) => [...new Set(input.legs.map((l) => `${l.meetingId}/${l.raceNumber}`))].sort().join(',');
+
 /** The bet and its legs as placement stores them, pending, from the priced input. */
 function newBet(user: BettingUser, input: PlaceBetInput, priced: Priced, channel: Channel, now: Date): { bet: q.NewBet; legs: q.LegRow[] } {
   const bet: q.NewBet = {
@@ -164,7 +170,7 @@ export function createBettingService(deps: BettingDeps) {
         token: user.token, metadata: user.metadata,
       }, {
         open: { group: opening, context: entry },
-        take: { group: taking, context: entry },
+        take: { group: taking, context: entry, lane: lane(input) },
         lockTimeoutMs: deps.take.lockTimeoutMs,
       });
     } catch (error) {

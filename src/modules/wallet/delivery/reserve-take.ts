@@ -9,7 +9,7 @@
 // committed when every bet in it went through as it would alone.
 import { AppError } from '../../../errors.ts';
 import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
-import { grouped } from '../../../db/grouped.ts';
+import { grouped, nameOf, type Alone } from '../../../db/grouped.ts';
 import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import type { WalletMetrics } from './metrics.ts';
@@ -39,12 +39,13 @@ const MAX_GROUP = 64;
 export function createReserveTaker(options: { db: Pool; clock: () => Date; placementWindowMs: number; metrics?: WalletMetrics }) {
   const { db, clock, metrics } = options;
   type Moved = { taken: unknown } | undefined;
-  // Keyed by the caller's group; every placement of a caller waits for locks as long (its first's `tx` is used).
-  const run = grouped<TakeGroup<unknown, unknown>, { member: Reserved<unknown>; tx: TransactionOptions }, Moved>({
+  // Keyed by the caller's group and the reserve's lane; every placement of a caller waits for locks
+  // as long (its first's `tx` is used).
+  const run = grouped<string, { group: TakeGroup<unknown, unknown>; member: Reserved<unknown>; tx: TransactionOptions }, Moved>({
     max: MAX_GROUP,
-    together: async (group, items) => {
-      const recorded = await withTransaction(db, (t) => record(t, items.map((i) => i.member), clock(), group), items[0]!.tx);
-      return recorded && items.map((_, i) => ({ taken: recorded.taken[i] }));
+    together: async (_, items) => {
+      const recorded = await withTransaction(db, (t) => record(t, items.map((i) => i.member), clock(), items[0]!.group), items[0]!.tx);
+      return recorded && items.map((_i, i) => ({ taken: recorded.taken[i] }));
     },
     onGroup: (_, size, together) => metrics?.takes.inc({ how: together ? 'together' : 'alone' }, size),
   });
@@ -80,13 +81,14 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
   return {
     record,
     /**
-     * Records the reserve and takes its bet, together with the others of `group` answered
-     * meanwhile; `alone` records it in a transaction of its own (and handles that one's failure):
-     * used for a group of one, and for each bet of a group that failed.
+     * Records the reserve and takes its bet, together with the others of `group` and `lane`
+     * answered meanwhile; `alone` records it in a transaction of its own (and handles that one's
+     * failure): used for a group of one, and for each bet of a group that failed (with its error).
      */
-    together<C, T>(group: TakeGroup<C, T>, member: Reserved<C>, tx: TransactionOptions,
-      alone: () => Promise<{ taken: T | undefined } | undefined>): Promise<{ taken: T | undefined } | undefined> {
-      return run(group as TakeGroup<unknown, unknown>, { member: member as Reserved<unknown>, tx }, alone) as Promise<{ taken: T | undefined } | undefined>;
+    together<C, T>(take: { group: TakeGroup<C, T>; lane?: string }, member: Reserved<C>, tx: TransactionOptions,
+      alone: Alone<{ taken: T | undefined } | undefined>): Promise<{ taken: T | undefined } | undefined> {
+      const item = { group: take.group as TakeGroup<unknown, unknown>, member: member as Reserved<unknown>, tx };
+      return run(`${nameOf(take.group)}|${take.lane ?? ''}`, item, alone) as Promise<{ taken: T | undefined } | undefined>;
     },
   };
 }

@@ -18,7 +18,7 @@ import { notConfigured } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { deliverRequeuedReserve, insertReserves, type OpenedReserve, type OpeningSql } from '../outbox/placement.queries.ts';
 import type { NewCall } from '../outbox/outbox.queries.ts';
-import { grouped } from '../../../db/grouped.ts';
+import { grouped, nameOf } from '../../../db/grouped.ts';
 import { holdLease } from './reserve-lease.ts';
 import { createReserveTaker, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
@@ -60,6 +60,9 @@ export interface OpenGroup<C> {
 /** Most reserves written by one statement. */
 const MAX_OPENED = 64;
 
+/** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
+const lockTimedOut = (error: unknown) => (error as { code?: string } | undefined)?.code === '55P03';
+
 /**
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
  * `open` gives SQL of the caller's own writes, run first in the statement (its own transaction)
@@ -75,7 +78,8 @@ const MAX_OPENED = 64;
  */
 export interface ReserveSteps<T, C = unknown> {
   open?: { group: OpenGroup<C>; context: C };
-  take?: { group: TakeGroup<C, T>; context: C };
+  /** `lane`: only reserves of the same lane are taken together (placement: the bet's races). */
+  take?: { group: TakeGroup<C, T>; context: C; lane?: string };
   lockTimeoutMs?: number;
 }
 
@@ -100,9 +104,10 @@ export function createReserver(options: ReserverOptions) {
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
   const taker = createReserveTaker({ db, clock, placementWindowMs: options.placementWindowMs, ...(metrics && { metrics }) });
   const plain: OpenGroup<unknown> = { sql: () => undefined };
-  const opens = grouped<OpenGroup<unknown>, { row: NewCall; context: unknown }, OpenedReserve>({
+  // Keyed by the caller's group and the tenant: a tenant's rows never wait on another's statement.
+  const opens = grouped<string, { group: OpenGroup<unknown>; row: NewCall; context: unknown }, OpenedReserve>({
     max: MAX_OPENED,
-    together: (group, items) => insertReserves(db, items.map((i) => i.row), group.sql(items.map((i) => i.context))),
+    together: async (_, items) => insertReserves(db, items.map((i) => i.row), items[0]!.group.sql(items.map((i) => i.context))),
   });
 
   return async function reserve<T = undefined, C = unknown>(input: ReserveInput, steps: ReserveSteps<T, C> = {}): Promise<ReserveResult<T>> {
@@ -163,7 +168,8 @@ export function createReserver(options: ReserverOptions) {
     };
     const group = (opening?.group ?? plain) as OpenGroup<unknown>;
     const context = opening?.context;
-    const written = await opens(group, { row, context }, async () => (await insertReserves(db, [row], group.sql([context])))[0]!);
+    const written = await opens(`${nameOf(group)}|${call.tenantId}`, { group, row, context },
+      async () => (await insertReserves(db, [row], group.sql([context])))[0]!);
     if (!written.opened) return undefined;
     if (!written.reserve) throw notConfigured(call.tenantId);
     const { seq, ...config } = written.reserve;
@@ -203,7 +209,10 @@ export function createReserver(options: ReserverOptions) {
       // values cost more of PostgreSQL's time than running them (docs/performance.md).
       const txOptions = { genericPlans: true, ...(steps.lockTimeoutMs !== undefined && { lockTimeoutMs: steps.lockTimeoutMs }) };
       const member = { reserve, context: steps.take?.context };
-      const alone = () => withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions)
+      // After its group waited for a lock as long as it may, a bet of the same lane would wait as
+      // long again: it fails at once with the group's error instead.
+      const alone = (groupError?: unknown) => (lockTimedOut(groupError) ? Promise.reject(groupError)
+        : withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions))
         .then((recorded) => recorded && { taken: recorded.taken[0] as T | undefined })
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
@@ -218,7 +227,7 @@ export function createReserver(options: ReserverOptions) {
           const refundQueued = await releaseAfterFailedTake(db, reserve, clock()).catch(() => false);
           throw steps.take ? new TakeFailed(error, refundQueued) : error;
         });
-      const moved = steps.take ? await taker.together(steps.take.group, member, txOptions, alone) : await alone();
+      const moved = steps.take ? await taker.together(steps.take, member, txOptions, alone) : await alone();
       if (moved) {
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'reserved' });
         return { outcome: 'reserved', transactionId, taken: moved.taken };
