@@ -82,3 +82,31 @@ test('a group that waited out the lock timeout refuses its bets race_busy at onc
   assert.deepEqual(second.map((b) => [b.status, b.reasonCode]), Array(4).fill(['REJECTED', 'race_busy']));
   assert.ok(secondWaited < LOCK_TIMEOUT_MS * 1.6, `the group's bets answered ${secondWaited} ms after it started: one lock timeout, not two`);
 });
+
+test('a group that timed out on one runner\'s liability is retried bet by bet: only that runner\'s bets are refused', async () => {
+  // Runner 4's liability row exists, then is held (as a cancel or another process's take would hold it).
+  assert.equal((await winOn(MEETING, 4)).status, 'ACCEPTED');
+  const client = await f.db.pool.connect();
+  let rest: Array<{ status: string; reasonCode?: string | null }> = [];
+  const users = Array.from({ length: 4 }, () => randomUUID());
+  try {
+    await client.query('BEGIN');
+    await client.query('SELECT * FROM runner_liability WHERE meeting_id = $1 AND runner = 4 FOR UPDATE', [MEETING]);
+    const first = winOn(MEETING, 4); // alone: waits on runner 4's row
+    await until(() => lockWaited(f.db.pool), 'the first take to wait');
+    const before = f.sandbox.requests().length;
+    const placing = users.map((u, i) => f.services.betting.placeBet(f.user(u), {
+      idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[[4, 1, 2, 3][i]!]], price: 2 + [4, 1, 2, 3][i]! }],
+    }));
+    await until(() => f.sandbox.requests().length - before >= users.length, 'the other reserves');
+    assert.equal((await first).reasonCode, 'race_busy');
+    rest = await Promise.all(placing);
+  } finally {
+    await client.query('ROLLBACK');
+    client.release();
+  }
+  assert.deepEqual(rest.map((b) => [b.status, b.reasonCode ?? null]),
+    [['REJECTED', 'race_busy'], ['ACCEPTED', null], ['ACCEPTED', null], ['ACCEPTED', null]]);
+  await worker.drain();
+  assert.deepEqual(await Promise.all(users.map(async (u) => (await f.sandbox.balances(u)).cash)), ['1000.00', '990.00', '990.00', '990.00']);
+});

@@ -14,7 +14,7 @@ import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { acceptStake, payoutCents } from '../../racing/stakes.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
-import type { WalletCallInput } from '../wallet/wallet.service.ts';
+import { EveryMemberFails, type WalletCallInput } from '../wallet/wallet.service.ts';
 import { betMetadata } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import * as lq from './limits.queries.ts';
@@ -71,6 +71,9 @@ interface Decision {
   report?: PlacedBetReport;
 }
 
+/** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
+const LOCK_NOT_AVAILABLE = '55P03';
+
 const cents = (text: string | null | undefined): bigint | null => (text === null || text === undefined ? null : parseDecimal(text, 2)!);
 const isSingle = (p: Priced) => p.kind === 'WIN' || p.kind === 'PLACE';
 
@@ -83,7 +86,7 @@ function liabilityKey(e: TakeEntry): lq.LiabilityKey {
 export async function takeBets(deps: TakeDeps, tx: Queryable, entries: TakeEntry[], queueNext: QueueNext): Promise<Taken[]> {
   const inTime = entries.filter((e) => !tooLate(deps, e.bet));
   let locked: LockedCatalogue = { races: new Map(), pools: new Map() };
-  if (inTime.length) locked = await lockCatalogue(deps.catalogue, tx, inTime.map((e) => ({ input: e.input, kind: e.first.kind })));
+  if (inTime.length) locked = await lockRaces(deps, tx, entries.length, inTime);
   const priced = new Map(inTime.map((e) => [e, price(locked, e)] as const));
   const keys = inTime.filter((e) => { const p = priced.get(e); return !(p instanceof AppError) && isSingle(p!); }).map(liabilityKey);
   const book = inTime.length ? await lq.lockLiabilities(tx, inTime.map((e) => e.bet.tenant_id), keys) : undefined;
@@ -99,6 +102,20 @@ export async function takeBets(deps: TakeDeps, tx: Queryable, entries: TakeEntry
   // One statement: a refused bet is never reported.
   await deps.reporting.reportPlacedBets(tx, decisions.flatMap((d) => (d.report ? [d.report] : [])), now);
   return entries.map((e, i) => ({ bet: settled.get(e.bet.bet_id)!, legs: decisions[i]!.legs }));
+}
+
+/**
+ * The races of the bets, locked. A group's bets all bet on the same races (one lane): when a race
+ * stays locked past the lock timeout, each of them alone would wait as long, so the group tells the
+ * wallet to fail every one of them at once (race_busy) rather than take them one by one.
+ */
+async function lockRaces(deps: TakeDeps, tx: Queryable, groupSize: number, bets: TakeEntry[]): Promise<LockedCatalogue> {
+  try {
+    return await lockCatalogue(deps.catalogue, tx, bets.map((e) => ({ input: e.input, kind: e.first.kind })));
+  } catch (error) {
+    if (groupSize > 1 && (error as { code?: string }).code === LOCK_NOT_AVAILABLE) throw new EveryMemberFails(error);
+    throw error;
+  }
 }
 
 /** The bet priced at the locked catalogue, or the refusal. */

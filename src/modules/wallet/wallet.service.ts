@@ -18,7 +18,7 @@ import { enqueueWalletCalls } from './outbox/enqueue-batch.ts';
 import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
 export type { WalletCallInput } from './outbox/enqueue.ts';
 export { TakeFailed } from './delivery/reserve-release.ts';
-export type { TakeGroup } from './delivery/reserve-take.ts';
+export { EveryMemberFails, type TakeGroup } from './delivery/reserve-take.ts';
 export type { OpenGroup } from './delivery/reserve.ts';
 
 export type WalletSettings = Pick<Config,

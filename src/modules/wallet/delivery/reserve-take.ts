@@ -33,6 +33,16 @@ export interface Reserved<C> {
 /** The sender's lease of the reserve was lost before its success was recorded: the rescue owns it. */
 export class LeaseLost extends Error {}
 
+/**
+ * Thrown by a TakeGroup when its failure would be every member's alone too (the races they all
+ * bet on stayed locked): each member fails at once with `cause`, none is retried alone.
+ */
+export class EveryMemberFails extends Error {
+  constructor(override readonly cause: unknown) {
+    super(`every bet of the group fails: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 /** Most reserves recorded by one transaction. */
 const MAX_GROUP = 64;
 

@@ -20,7 +20,7 @@ import { deliverRequeuedReserve, insertReserves, type OpenedReserve, type Openin
 import type { NewCall } from '../outbox/outbox.queries.ts';
 import { grouped, nameOf } from '../../../db/grouped.ts';
 import { holdLease } from './reserve-lease.ts';
-import { createReserveTaker, LeaseLost, type TakeGroup } from './reserve-take.ts';
+import { createReserveTaker, EveryMemberFails, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord } from './outcome.ts';
 
@@ -60,8 +60,6 @@ export interface OpenGroup<C> {
 /** Most reserves written by one statement. */
 const MAX_OPENED = 64;
 
-/** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
-const lockTimedOut = (error: unknown) => (error as { code?: string } | undefined)?.code === '55P03';
 
 /**
  * What placement does in the reserve's own statements, so that a placement costs two transactions.
@@ -209,9 +207,9 @@ export function createReserver(options: ReserverOptions) {
       // values cost more of PostgreSQL's time than running them (docs/performance.md).
       const txOptions = { genericPlans: true, ...(steps.lockTimeoutMs !== undefined && { lockTimeoutMs: steps.lockTimeoutMs }) };
       const member = { reserve, context: steps.take?.context };
-      // After its group waited for a lock as long as it may, a bet of the same lane would wait as
-      // long again: it fails at once with the group's error instead.
-      const alone = (groupError?: unknown) => (lockTimedOut(groupError) ? Promise.reject(groupError)
+      // A group whose failure is every member's (its lane's races stayed locked) is not retried:
+      // each bet fails at once with the group's cause, as it would alone after waiting as long.
+      const alone = (groupError?: unknown) => (groupError instanceof EveryMemberFails ? Promise.reject(groupError.cause)
         : withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions))
         .then((recorded) => recorded && { taken: recorded.taken[0] as T | undefined })
         .catch(async (error: unknown) => {
