@@ -5,9 +5,9 @@
 // reserve: confirm of the accepted amount, or refundBet of the whole. A bet taken is reported to
 // the reporting store in that transaction too (Unresulted, no payout).
 //
-// Several bets are taken by the same statements when their reserves succeed together (the wallet
-// groups them: docs/performance.md): each statement is paid once per group instead of once per
-// bet. The bets are decided one after another, in the group's order, against the liability the
+// Several bets on the same races are taken by the same statements when their reserves succeed
+// together (the wallet groups them per lane: docs/performance.md): each statement is paid once per
+// group instead of once per bet. The bets are decided one after another, in the group's order, against the liability the
 // bets before them added, so a group takes exactly what its bets taken one by one would.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
