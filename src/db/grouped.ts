@@ -33,10 +33,6 @@ interface Waiting<I, O> {
   reject: (error: unknown) => void;
 }
 
-/**
- * Returns `run(key, item, alone)`: the item's result, done with the others of `key` waiting then,
- * or by `alone()`. Keys are compared as Map keys: the same key, the same queue.
- */
 /** `work()` as a promise, a synchronous throw included. */
 function started<O>(work: () => Promise<O>): Promise<O> {
   try {
@@ -46,6 +42,10 @@ function started<O>(work: () => Promise<O>): Promise<O> {
   }
 }
 
+/**
+ * Returns `run(key, item, alone)`: the item's result, done with the others of `key` waiting then,
+ * or by `alone()`. Keys are compared as Map keys: the same key, the same queue.
+ */
 export function grouped<K, I, O>(options: GroupedOptions<K, I, O>) {
   const queues = new Map<K, Array<Waiting<I, O>>>();
 
