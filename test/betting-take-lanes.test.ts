@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { WalletWorker } from '../src/modules/wallet/delivery/worker.ts';
 import { bettingFixture, holdRace, lockWaited } from './betting-fixture.ts';
+import { until } from './wallet-fixtures.ts';
 
 const MEETING = 880401;
 const OTHER = 880402;
@@ -27,14 +28,6 @@ after(async () => {
   await f.close();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const winOn = (meetingId: number, runner: number) => f.services.betting.placeBet(f.user(randomUUID()), {
   idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId, raceNumber: 1, selections: [[runner]], price: 2 + runner }],
 });
@@ -43,7 +36,7 @@ test('bets on a free race are taken while a bet on a held race waits for it', as
   const held = await holdRace(f.db.pool, MEETING);
   try {
     const waiting = winOn(MEETING, 1);
-    await until(() => lockWaited(f.db.pool), 'the take on the held race to wait');
+    await until('the take on the held race to wait', () => lockWaited(f.db.pool));
     const started = Date.now();
     const free = await Promise.all([1, 2, 3].map((runner) => winOn(OTHER, runner)));
     assert.deepEqual(free.map((b) => b.status), ['ACCEPTED', 'ACCEPTED', 'ACCEPTED']);
@@ -63,13 +56,13 @@ test('a group that waited out the lock timeout refuses its bets race_busy at onc
   try {
     const users = Array.from({ length: 4 }, () => randomUUID());
     const first = winOn(MEETING, 2);
-    await until(() => lockWaited(f.db.pool), 'the first take to wait');
+    await until('the first take to wait', () => lockWaited(f.db.pool));
     const before = f.sandbox.requests().length;
     // Reserved while the first waits: they form one group, taken once the first is refused.
     const rest = users.map((u) => f.services.betting.placeBet(f.user(u), {
       idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[3]], price: 5 }],
     }));
-    await until(() => f.sandbox.requests().length - before >= users.length, 'the other reserves');
+    await until('the other reserves', () => f.sandbox.requests().length - before >= users.length);
     assert.equal((await first).reasonCode, 'race_busy');
     const groupStarted = Date.now();
     second = await Promise.all(rest);
@@ -93,12 +86,12 @@ test('a group that timed out on one runner\'s liability is retried bet by bet: o
     await client.query('BEGIN');
     await client.query('SELECT * FROM runner_liability WHERE meeting_id = $1 AND runner = 4 FOR UPDATE', [MEETING]);
     const first = winOn(MEETING, 4); // alone: waits on runner 4's row
-    await until(() => lockWaited(f.db.pool), 'the first take to wait');
+    await until('the first take to wait', () => lockWaited(f.db.pool));
     const before = f.sandbox.requests().length;
     const placing = users.map((u, i) => f.services.betting.placeBet(f.user(u), {
       idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[[4, 1, 2, 3][i]!]], price: 2 + [4, 1, 2, 3][i]! }],
     }));
-    await until(() => f.sandbox.requests().length - before >= users.length, 'the other reserves');
+    await until('the other reserves', () => f.sandbox.requests().length - before >= users.length);
     assert.equal((await first).reasonCode, 'race_busy');
     rest = await Promise.all(placing);
   } finally {

@@ -8,6 +8,7 @@ import { after, before, test } from 'node:test';
 import { Registry } from 'prom-client';
 import type { WalletWorker } from '../src/modules/wallet/delivery/worker.ts';
 import { bettingFixture, holdRace, lockWaited } from './betting-fixture.ts';
+import { until } from './wallet-fixtures.ts';
 
 const MEETING = 880301;
 const registry = new Registry();
@@ -22,14 +23,6 @@ after(async () => {
   await f.close();
 });
 
-async function until(check: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 const together = async () => (await registry.getSingleMetricAsString('wallet_reserve_takes_total'))
   .split('\n').filter((l) => l.includes('how="together"')).reduce((n, l) => n + Number(l.split(' ').pop()), 0);
 
@@ -40,8 +33,8 @@ async function placeHeld(count: number, runner: number) {
   const before = f.sandbox.requests().length;
   const placing = users.map((u) => f.placeWin(u, runner));
   // Every reserve answered: one take waits on the race lock, the others wait for it to form their group.
-  await until(() => f.sandbox.requests().length - before >= count, 'every reserve');
-  await until(() => lockWaited(f.db.pool), 'the first take to wait on the race');
+  await until('every reserve', () => f.sandbox.requests().length - before >= count);
+  await until('the first take to wait on the race', () => lockWaited(f.db.pool));
   await new Promise((resolve) => setTimeout(resolve, 50));
   await held.commit();
   return { users, bets: await Promise.all(placing) };
@@ -73,8 +66,8 @@ test('a group whose bet left pending meanwhile is retried bet by bet: the others
   const held = await holdRace(f.db.pool, MEETING);
   const before = f.sandbox.requests().length;
   const placing = users.map((u) => f.placeWin(u, 2));
-  await until(() => f.sandbox.requests().length - before >= users.length, 'every reserve');
-  await until(() => lockWaited(f.db.pool), 'the first take to wait on the race');
+  await until('every reserve', () => f.sandbox.requests().length - before >= users.length);
+  await until('the first take to wait on the race', () => lockWaited(f.db.pool));
   // The last user's bet is read as interrupted meanwhile (as a frontend read after the window would).
   const last = (await f.betOf(users[3]!))!;
   await f.db.pool.query("UPDATE bets SET status = 'rejected', reason_code = 'placement_interrupted', accepted_stake = 0 WHERE bet_id = $1", [last.bet_id]);
