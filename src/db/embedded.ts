@@ -23,10 +23,11 @@ export interface EmbeddedDatabase {
   stop(): Promise<void>;
 }
 
-function runningPort(dataDir: string): number | undefined {
+/** The port of the embedded server running in `dataDir` and accepting connections, if any. */
+export function runningPort(dataDir: string): number | undefined {
   const pidFile = path.join(dataDir, 'postmaster.pid');
   if (!existsSync(pidFile)) return undefined;
-  const [pidLine, , , portLine] = readFileSync(pidFile, 'utf8').split('\n');
+  const [pidLine, , , portLine, , , , status] = readFileSync(pidFile, 'utf8').split('\n');
   try {
     process.kill(Number(pidLine), 0);
   } catch (error) {
@@ -39,7 +40,9 @@ function runningPort(dataDir: string): number | undefined {
     rmSync(pidFile, { force: true });
     return undefined;
   }
-  return Number(portLine);
+  // The server writes "ready" once it accepts connections; before that a client is refused
+  // ("the database system is starting up"), so one still starting is waited for by the callers.
+  return status?.trim() === 'ready' ? Number(portLine) : undefined;
 }
 
 /** Whether `pid` runs postgres; true where the process table cannot be read (not Linux). */
