@@ -145,10 +145,12 @@ test('backoff doubles per retry with jitter in [half, full], capped; Retry-After
   assert.equal(retryAfterMs(null, now), undefined);
 });
 
-test('the same bet twice in one race is refused with both places; in two races, or as two legs, it is two rows', () => {
+test('the same bet twice, in one race or in two, is refused with both places; as two legs it is two rows', () => {
   const row = (race: number, id: string, leg?: number) => JSON.stringify({ meeting_id: 1, race_number: race, id, source: 'TAB', ...(leg && { leg }) });
-  const file = [row(1, 'a'), row(1, 'b'), row(1, 'a'), row(2, 'a'), row(1, 'b', 2)].join('\n');
-  assert.deepEqual(problems(() => readBets(file, 'ndjson', 2)),
-    ['line 3: the same bet as line 1 (source, id and leg in one race); a file holds each bet once, in its latest state']);
-  assert.equal(readBets([row(1, 'a'), row(2, 'a'), row(1, 'a', 2)].join('\n'), 'ndjson', 2).length, 3);
+  const file = [row(1, 'a'), row(1, 'b'), row(1, 'a'), row(2, 'b'), row(1, 'b', 2)].join('\n');
+  assert.deepEqual(problems(() => readBets(file, 'ndjson', 2)), [
+    'line 3: the same bet as line 1 (source, id and leg in one race); a file holds each bet once, in its latest state',
+    'line 4: the same bet as line 2 (source, id and leg in race 1/1 and race 1/2); a file holds each bet once, in its latest state',
+  ]);
+  assert.equal(readBets([row(1, 'a'), row(2, 'a', 2), row(1, 'b')].join('\n'), 'ndjson', 2).length, 3);
 });

@@ -211,17 +211,23 @@ export function readBets(text: string, format: FileFormat, version: 1 | 2): File
 }
 
 /**
- * One bet (source, id, leg) twice in one race: its two rows would go in one request (refused) or in
- * two sent at once, whichever arrives last winning. A file holds each bet once, in its latest state.
+ * One bet (source, id, leg) twice in the file: in one race its two rows would go in one request
+ * (refused) or in two sent at once; in two races, the service moves a bet to the race it was last
+ * uploaded under (its key is not the race), and races are sent two at a time — whichever arrives
+ * last would win. A file holds each bet once, in its latest state.
  */
 function repeatedBets(bets: FileBet[]): string[] {
-  const seen = new Map<string, string>();
+  const seen = new Map<string, { at: string; race: string }>();
   const problems: string[] = [];
   for (const { meetingId, raceNumber, bet, at } of bets) {
-    const key = JSON.stringify([meetingId, raceNumber, bet.source ?? null, bet.id ?? null, bet.leg ?? 1]);
+    const key = JSON.stringify([bet.source ?? null, bet.id ?? null, bet.leg ?? 1]);
+    const race = `${meetingId}/${raceNumber}`;
     const first = seen.get(key);
-    if (first === undefined) seen.set(key, at);
-    else problems.push(`${at}: the same bet as ${first} (source, id and leg in one race); a file holds each bet once, in its latest state`);
+    if (first === undefined) seen.set(key, { at, race });
+    else {
+      const where = first.race === race ? 'in one race' : `in race ${first.race} and race ${race}`;
+      problems.push(`${at}: the same bet as ${first.at} (source, id and leg ${where}); a file holds each bet once, in its latest state`);
+    }
   }
   return problems;
 }
