@@ -8,7 +8,8 @@
 // generator; and the share of both cores busy (/proc/stat), whatever process used them. CPU is
 // measured from the first placement until the last confirm is delivered, since a placement's full
 // cost includes its confirm's delivery by the worker. Serve starts fresh for each row with no
-// warm-up, so its JIT and its pool's connections are in the figures. Uses DATABASE_URL's server (a
+// warm-up, so its JIT and its pool's connections are in the figures. Each row also gives the share
+// of bets taken in one transaction with others (serve's /metrics). Uses DATABASE_URL's server (a
 // scratch database is created and dropped) or an embedded PostgreSQL in a temporary directory.
 // BENCH_LATENCIES and BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS
 // sets the run's size. Last line: one JSON object with the figures.
@@ -39,6 +40,16 @@ interface Run {
   cpu_ms_per_placement: { serve: number; sandbox: number; postgres: number; postgres_bg: number; load_generator: number; total: number };
   /** Share of both cores busy over the same span, whatever process used them (/proc/stat). */
   cores_busy: number;
+  /** Share of the bets taken in a transaction with others (wallet_reserve_takes_total of serve's /metrics). */
+  taken_together: number;
+}
+
+/** The share of reserves recorded together with others, from serve's /metrics. */
+async function takenTogether(http: HttpPool): Promise<number> {
+  const text = await (await http.request({ method: 'GET', path: '/metrics' })).body.text();
+  const count = (how: string) => Number(new RegExp(`^wallet_reserve_takes_total\\{how="${how}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+  const [together, alone] = [count('together'), count('alone')];
+  return together + alone ? round(together / (together + alone), 2) : 0;
 }
 
 function catalogFile(dir: string): string {
@@ -95,12 +106,13 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   }
   const delivered = (performance.now() - t0) / 1000;
   const { cpu, busy } = await run.per(PLACEMENTS);
+  const together = await takenTogether(http);
   await http.close();
   await serve.stop();
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
-    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1),
+    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1), taken_together: together,
     cpu_ms_per_placement: cpu, cores_busy: busy };
 }
 
@@ -124,7 +136,8 @@ async function main(): Promise<void> {
         const c = r.cpu_ms_per_placement;
         process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, `
           + `confirms delivered after ${r.delivered_after_s} s; CPU ms/placement: serve ${c.serve}, sandbox ${c.sandbox}, PostgreSQL ${c.postgres} `
-          + `(background ${c.postgres_bg}), load generator ${c.load_generator}, total ${c.total}; cores ${Math.round(r.cores_busy * 100)}% busy\n`);
+          + `(background ${c.postgres_bg}), load generator ${c.load_generator}, total ${c.total}; cores ${Math.round(r.cores_busy * 100)}% busy; `
+          + `${Math.round(r.taken_together * 100)}% of the bets taken together with others\n`);
         results.push(r);
       }
     }
