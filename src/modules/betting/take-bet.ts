@@ -7,18 +7,19 @@
 //
 // Several bets on the same races are taken by the same statements when their reserves succeed
 // together (the wallet groups them per lane: docs/performance.md): each statement is paid once per
-// group instead of once per bet. The bets are decided one after another, in the group's order, against the liability the
-// bets before them added, so a group takes exactly what its bets taken one by one would.
+// group instead of once per bet. The bets are decided one after another, in the group's order,
+// against the liability the bets before them added, so a group takes exactly what its bets taken
+// one by one would (test/betting-take-group-property.test.ts).
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { acceptStake, payoutCents } from '../../racing/stakes.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
+import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { EveryMemberFails, type WalletCallInput } from '../wallet/wallet.service.ts';
 import { betMetadata } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import * as lq from './limits.queries.ts';
-import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { placedBetReport } from './placed-report.ts';
 import { lockCatalogue, oddsText, percentageText, priceLocked, type CatalogueReader, type LockedCatalogue, type PlaceBetInput, type Priced } from './placement.ts';
 
