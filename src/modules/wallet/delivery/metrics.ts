@@ -10,7 +10,7 @@ export function createWalletMetrics(registry: Registry, db: Queryable, clock: ()
   if (existing) return { calls: existing, takes: registry.getSingleMetric('wallet_reserve_takes_total') as Counter<'how'> };
   const takes = new Counter({
     name: 'wallet_reserve_takes_total',
-    help: 'Successful reserves recorded (and their bets taken): together = in a transaction with others answered meanwhile, alone = in one of their own (a group of one, or a group that failed and was retried bet by bet)',
+    help: 'Successful reserves of placements recorded, and their bets taken: together = in a transaction with others answered meanwhile, alone = in one of their own (a group of one, or a group that failed and was retried bet by bet)',
     labelNames: ['how'] as const,
     registers: [registry],
   });
