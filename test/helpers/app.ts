@@ -107,3 +107,28 @@ export async function seedClient(
   const { access_token } = await ctx.tokens.grant(client.client_id, client.client_secret);
   return { tenant, client, token: access_token, auth: { authorization: `Bearer ${access_token}` } };
 }
+
+/**
+ * An app whose clock stands at 2024-05-01 12:00 in Sydney, with tokens good for a day, and one
+ * upload client (agency TAB) of a tenant in Australia/Sydney: the racing-day and deadline tests.
+ */
+export async function sydneyUploadApp() {
+  const ctx = await createTestApp({ WAGERLINE_TOKEN_TTL_SECONDS: '86400' });
+  ctx.clock.set(new Date('2024-05-01T12:00:00+10:00'));
+  const client = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Sydney' });
+  return { ctx, client };
+}
+
+/**
+ * Uploads one race's bets (V2) as `as` at the instant `at` (the test clock jumps there), with a
+ * token granted then: a token granted days earlier would have expired.
+ */
+export async function uploadAt(ctx: TestContext, as: { client: { client_id: string; client_secret: string } }, at: string,
+  race: { meetingId: number; raceNumber: number }, bets: Record<string, unknown>[]) {
+  ctx.clock.set(new Date(at));
+  const { access_token } = await ctx.tokens.grant(as.client.client_id, as.client.client_secret);
+  return ctx.app.inject({
+    method: 'POST', url: '/public/uploadRaceV2', payload: JSON.stringify({ meeting_id: race.meetingId, race_number: race.raceNumber, bets }),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
+  });
+}

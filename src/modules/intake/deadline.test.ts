@@ -3,30 +3,22 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, test } from 'node:test';
-import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
+import { seedClient, sydneyUploadApp, uploadAt as uploadRaceAt, type TestContext } from '../../../test/helpers/app.ts';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
 import { parseMeetingsFile } from '../catalogue/catalogue-file.ts';
 
 let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
-  ctx = await createTestApp({ WAGERLINE_TOKEN_TTL_SECONDS: '86400' });
-  ctx.clock.set(new Date('2024-05-01T12:00:00+10:00'));
-  client = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Sydney' });
+  ({ ctx, client } = await sydneyUploadApp());
   const file = 'meetings.json';
   await ctx.services.catalogue.importMeetings(parseMeetingsFile(file, readFileSync(new URL(`../../../examples/${file}`, import.meta.url), 'utf8')));
 });
 after(() => ctx.close());
 
-/** Uploads at the given local time with a fresh token (the clock jumps by days). */
-async function uploadAt(at: string, meetingId: number, bets: Record<string, unknown>[], as = client) {
-  ctx.clock.set(new Date(at));
-  const { access_token } = await ctx.tokens.grant(as.client.client_id, as.client.client_secret);
-  return ctx.app.inject({
-    method: 'POST', url: '/public/uploadRaceV2', payload: JSON.stringify({ meeting_id: meetingId, race_number: 7, bets }),
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${access_token}` },
-  });
-}
+/** Uploads race 7 at the given local time with a fresh token (the clock jumps by days). */
+const uploadAt = (at: string, meetingId: number, bets: Record<string, unknown>[], as = client) =>
+  uploadRaceAt(ctx, as, at, { meetingId, raceNumber: 7 }, bets);
 
 async function stored(id: string) {
   const { rows } = await ctx.db.pool.query(

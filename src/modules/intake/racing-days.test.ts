@@ -3,15 +3,13 @@
 // day's race starts as they now stand (docs/reports.md, "Parameters").
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
+import { seedClient, sydneyUploadApp, uploadAt as uploadRaceAt, type TestContext } from '../../../test/helpers/app.ts';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
 
 let ctx: TestContext;
 let client: Awaited<ReturnType<typeof seedClient>>;
 before(async () => {
-  ctx = await createTestApp({ WAGERLINE_TOKEN_TTL_SECONDS: '86400' });
-  ctx.clock.set(new Date('2024-05-01T12:00:00+10:00'));
-  client = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Sydney' });
+  ({ ctx, client } = await sydneyUploadApp());
 });
 after(() => ctx.close());
 
@@ -21,11 +19,7 @@ async function authorization() {
 }
 
 async function uploadAt(at: string, meetingId: number, bets: Record<string, unknown>[]) {
-  ctx.clock.set(new Date(at));
-  const res = await ctx.app.inject({
-    method: 'POST', url: '/public/uploadRaceV2', payload: JSON.stringify({ meeting_id: meetingId, race_number: 1, bets }),
-    headers: { 'content-type': 'application/json', authorization: await authorization() },
-  });
+  const res = await uploadRaceAt(ctx, client, at, { meetingId, raceNumber: 1 }, bets);
   assert.equal(res.statusCode, 200, res.body);
 }
 
