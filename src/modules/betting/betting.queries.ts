@@ -168,6 +168,11 @@ export interface Outcome {
   reason: string | null;
 }
 
+/** The outcome of a bet refused at placement: nothing accepted, `code` and `reason` say why (`limit`: the limit that left nothing). */
+export const rejection = (code: string, reason: string, limit: string | null = null): Outcome => ({
+  status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: limit, reasonCode: code, reason,
+});
+
 /** A pending bet's outcome, as settlePlacements writes it. */
 export interface Settling {
   tenantId: string;
@@ -242,8 +247,7 @@ export const INTERRUPTED = { reason_code: 'placement_interrupted', reason: 'the 
  */
 export async function rejectInterrupted(db: Queryable, bet: BetRow, now: Date, interruptedAfterMs: number): Promise<BetRow> {
   if (bet.status !== 'pending' || now.getTime() - bet.created_at.getTime() < interruptedAfterMs) return bet;
-  const settled = await settlePlacement(db, bet.tenant_id, bet.bet_id, {
-    status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null,
-    reasonCode: INTERRUPTED.reason_code, reason: INTERRUPTED.reason }, now, INTERRUPTED.reason_code);
+  const settled = await settlePlacement(db, bet.tenant_id, bet.bet_id, rejection(INTERRUPTED.reason_code, INTERRUPTED.reason), now,
+    INTERRUPTED.reason_code);
   return settled ?? (await findBet(db, bet.tenant_id, bet.bet_id))!;
 }

@@ -17,12 +17,9 @@ import type { BetUpdate, BetUpdates } from './bet-updates.ts';
 import { betView, type BetView } from './bet-view.ts';
 import * as q from './betting.queries.ts';
 import * as lq from './limits.queries.ts';
-import { takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
+import { LOCK_NOT_AVAILABLE, takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, sharedRaceReads, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
-
-/** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
 
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
@@ -135,9 +132,7 @@ export function createBettingService(deps: BettingDeps) {
 
   /** Rejects a bet still pending; the bet as stored afterwards (undefined when it was never stored). */
   async function rejectPending(bet: Pick<q.BetRow, 'tenant_id' | 'bet_id'>, code: string, reason: string): Promise<q.BetRow | undefined> {
-    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, {
-      status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: null, reasonCode: code, reason,
-    }, clock(), code);
+    const settled = await q.settlePlacement(db, bet.tenant_id, bet.bet_id, q.rejection(code, reason), clock(), code);
     return settled ?? q.findBet(db, bet.tenant_id, bet.bet_id);
   }
 

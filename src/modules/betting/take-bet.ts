@@ -73,7 +73,7 @@ interface Decision {
 }
 
 /** PostgreSQL's lock_not_available: a lock waited for longer than lock_timeout. */
-const LOCK_NOT_AVAILABLE = '55P03';
+export const LOCK_NOT_AVAILABLE = '55P03';
 
 const cents = (text: string | null | undefined): bigint | null => (text === null || text === undefined ? null : parseDecimal(text, 2)!);
 const isSingle = (p: Priced) => p.kind === 'WIN' || p.kind === 'PLACE';
@@ -178,7 +178,6 @@ function refusal(e: TakeEntry, legs: q.LegRow[], code: string, reason: string, l
   return {
     legs, moved: [],
     call: { tenantId: bet.tenant_id, betId: bet.bet_id, userId: bet.user_id, op: 'refundBet', amount: bet.stake, bonusFlag: bet.bonus },
-    settling: { tenantId: bet.tenant_id, betId: bet.bet_id, cause: code,
-      outcome: { status: 'rejected', acceptedStake: '0.00', percentage: null, fixedOdds: null, betLimit: limit, reasonCode: code, reason } },
+    settling: { tenantId: bet.tenant_id, betId: bet.bet_id, cause: code, outcome: q.rejection(code, reason, limit) },
   };
 }
