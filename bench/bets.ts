@@ -12,7 +12,8 @@
 // of bets taken in one transaction with others (serve's /metrics). Uses DATABASE_URL's server (a
 // scratch database is created and dropped) or an embedded PostgreSQL in a temporary directory.
 // BENCH_LATENCIES and BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS
-// sets the run's size. Last line: one JSON object with the figures.
+// sets the run's size; BENCH_WARMUP placements (default 0) go first, unmeasured, so that a row
+// can show the steady state of a process V8 has finished compiling. Last line: one JSON object.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +30,7 @@ import { numbersFromEnv, percentile, postgresPids, round, runCpu } from './measu
 import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 const USERS = 100;
 const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
 const MEETING = 990001;
@@ -50,6 +52,15 @@ async function takenTogether(http: HttpPool): Promise<number> {
   const count = (how: string) => Number(new RegExp(`^wallet_reserve_takes_total\\{how="${how}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
   const [together, alone] = [count('together'), count('alone')];
   return together + alone ? round(together / (together + alone), 2) : 0;
+}
+
+/** Resolves once every confirm of the tenant is delivered (asked every 20 ms). */
+async function confirmsDelivered(db: pg.Client, tenant: string): Promise<void> {
+  for (;;) {
+    const { rows } = await db.query("SELECT count(*)::int AS n FROM wallet_calls WHERE tenant_id = $1 AND status <> 'delivered' AND op = 'confirm'", [tenant]);
+    if (rows[0].n === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function catalogFile(dir: string): string {
@@ -80,30 +91,33 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   const serve = await startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
   const http = new HttpPool(serve.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
   const latencies: number[] = [];
-  let next = 0;
-  const body = (i: number) => JSON.stringify({ query: PLACE, variables: { input: {
-    idempotencyKey: `bench-${i}`, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
+  const body = (key: string, i: number) => JSON.stringify({ query: PLACE, variables: { input: {
+    idempotencyKey: key, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
   } } });
+  /** Places `count` bets from `concurrency` loops; each answer's latency goes to `into`. */
+  const place = async (prefix: string, count: number, into: number[]) => {
+    let next = 0;
+    await Promise.all(Array.from({ length: concurrency }, async () => {
+      while (next < count) {
+        const i = next++;
+        const s = performance.now();
+        const res = await http.request({ method: 'POST', path: '/graphql', body: body(`${prefix}-${i}`, i),
+          headers: { 'content-type': 'application/json', 'x-tenant-id': tenant, authorization: `Bearer ${tokens[i % tokens.length]}` } });
+        const text = await res.body.text();
+        if (!text.includes('"ACCEPTED"')) throw new Error(`placement ${prefix}-${i}: ${text}`);
+        into.push(performance.now() - s);
+      }
+    }));
+  };
+  // Warm-up, not measured: V8 compiles the hot code for the first tens of seconds of a process.
+  await place('warm-up', WARMUP, []);
+  await confirmsDelivered(db, tenant);
   const { backends, background } = postgresPids(db);
   const run = await runCpu({ serve: () => [serve.child.pid!], sandbox: () => [sandbox.child.pid!], postgres: backends, postgres_bg: background });
   const t0 = performance.now();
-  await Promise.all(Array.from({ length: concurrency }, async () => {
-    while (next < PLACEMENTS) {
-      const i = next++;
-      const s = performance.now();
-      const res = await http.request({ method: 'POST', path: '/graphql', body: body(i),
-        headers: { 'content-type': 'application/json', 'x-tenant-id': tenant, authorization: `Bearer ${tokens[i % tokens.length]}` } });
-      const text = await res.body.text();
-      if (!text.includes('"ACCEPTED"')) throw new Error(`placement ${i}: ${text}`);
-      latencies.push(performance.now() - s);
-    }
-  }));
+  await place('bench', PLACEMENTS, latencies);
   const seconds = (performance.now() - t0) / 1000;
-  for (;;) {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM wallet_calls WHERE tenant_id = $1 AND status <> 'delivered' AND op = 'confirm'", [tenant]);
-    if (rows[0].n === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
+  await confirmsDelivered(db, tenant);
   const delivered = (performance.now() - t0) / 1000;
   const { cpu, busy } = await run.per(PLACEMENTS);
   const together = await takenTogether(http);

@@ -23,10 +23,12 @@ export function startServe(env: Record<string, string>): Promise<Serve> {
     let out = '';
     child.stdout!.on('data', (d) => {
       out += d;
-      if (!out.includes('\n')) return;
+      // The first line that is a JSON object: V8 trace flags may print lines of their own before it.
+      const line = out.split('\n').slice(0, -1).find((l) => l.startsWith('{'));
+      if (!line) return;
       resolve({
         child,
-        url: JSON.parse(out.slice(0, out.indexOf('\n'))).url,
+        url: JSON.parse(line).url,
         stop: async () => {
           if (child.exitCode !== null) return;
           const exited = new Promise((r) => child.once('exit', r));
