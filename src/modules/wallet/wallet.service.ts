@@ -14,6 +14,7 @@ import { createWalletHttp } from './delivery/http-client.ts';
 import { createWalletMetrics, type WalletMetrics } from './delivery/metrics.ts';
 import { createReserver } from './delivery/reserve.ts';
 import { createWalletWorker } from './delivery/worker.ts';
+import { directSenderSlot } from './delivery/direct-send.ts';
 import { enqueueWalletCalls } from './outbox/enqueue-batch.ts';
 import { enqueueWalletCall, type WalletCallInput } from './outbox/enqueue.ts';
 export type { WalletCallInput } from './outbox/enqueue.ts';
@@ -43,6 +44,8 @@ export function createWalletService(deps: WalletServiceDeps) {
   const http = createWalletHttp({ timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS, clock });
   const controls = createWalletControls({ db, clock });
   const metrics: WalletMetrics | undefined = deps.registry ? createWalletMetrics(deps.registry, db, clock) : undefined;
+  // A started worker sends the next call of each placement of this process at commit.
+  const direct = directSenderSlot();
 
   return {
     http,
@@ -68,12 +71,13 @@ export function createWalletService(deps: WalletServiceDeps) {
       leaseMs: config.WAGERLINE_WALLET_LEASE_MS,
       retries: config.WAGERLINE_WALLET_RESERVE_RETRIES,
       placementWindowMs: config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS ?? 60_000,
+      sender: direct.sender,
     }),
     createWorker: (options: { batch?: number; listen?: boolean } = {}) => {
       if (config.WAGERLINE_WALLET_LEASE_MS <= config.WAGERLINE_WALLET_TIMEOUT_MS) {
         throw new AppError('bad_request', 'WAGERLINE_WALLET_LEASE_MS must exceed WAGERLINE_WALLET_TIMEOUT_MS');
       }
-      return createWalletWorker({
+      const worker = createWalletWorker({
         db, box, http, clock, metrics,
         leaseMs: config.WAGERLINE_WALLET_LEASE_MS,
         pollMs: config.WAGERLINE_WALLET_POLL_MS,
@@ -81,6 +85,17 @@ export function createWalletService(deps: WalletServiceDeps) {
         ...(options.batch && { batch: options.batch }),
         ...(deps.log && { log: deps.log }),
       });
+      return {
+        ...worker,
+        start: async () => {
+          await worker.start();
+          direct.use(worker.sender);
+        },
+        stop: async () => {
+          direct.release(worker.sender);
+          await worker.stop();
+        },
+      };
     },
 
     ...controls,

@@ -15,6 +15,7 @@ import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type Wal
 import * as oq from '../outbox/outbox.queries.ts';
 import type { WalletMetrics } from './metrics.ts';
 import { queueConditionalRefund, type CallFacts } from './reserve-release.ts';
+import type { DirectSender } from './direct-send.ts';
 
 /**
  * A caller's take step, the same object for every reserve of that caller, so that reserves
@@ -47,8 +48,8 @@ export class EveryMemberFails extends Error {
 /** Most reserves recorded by one transaction. */
 const MAX_GROUP = 64;
 
-export function createReserveTaker(options: { db: Pool; clock: () => Date; placementWindowMs: number; metrics?: WalletMetrics }) {
-  const { db, clock, metrics } = options;
+export function createReserveTaker(options: { db: Pool; clock: () => Date; placementWindowMs: number; metrics?: WalletMetrics; sender?: DirectSender }) {
+  const { db, clock, metrics, sender } = options;
   type Moved = { taken: unknown } | undefined;
   // Keyed by the caller's group and the reserve's lane; every placement of a caller waits for locks
   // as long (its first's `tx` is used).
@@ -56,6 +57,7 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
     max: MAX_GROUP,
     together: async (_, items) => {
       const recorded = await withTransaction(db, (t) => record(t, items.map((i) => i.member), clock(), items[0]!.group), items[0]!.tx);
+      recorded?.afterCommit();
       return recorded && items.map((_i, i) => ({ taken: recorded.taken[i] }));
     },
     onGroup: (_, size, together) => metrics?.takes.inc({ how: together ? 'together' : 'alone' }, size),
@@ -66,18 +68,19 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
    * statement that queues the bets' next calls. Without one (a single reserve), the placement guard
    * is queued: released when placement queues that call in time and sent otherwise, so a placement
    * that dies now leaves no user money held (docs/wallet.md). Undefined, or LeaseLost thrown once
-   * `take` has run, when a lease was lost.
+   * `take` has run, when a lease was lost. `afterCommit` sends the next calls written leased to this
+   * process (direct-send.ts): the caller calls it once `tx` has committed.
    */
-  async function record<C, T>(tx: Tx, members: Array<Reserved<C>>, end: Date, group?: TakeGroup<C, T>): Promise<{ taken: T[] } | undefined> {
-    let queued = false;
+  async function record<C, T>(tx: Tx, members: Array<Reserved<C>>, end: Date, group?: TakeGroup<C, T>): Promise<{ taken: T[]; afterCommit: () => void } | undefined> {
+    let afterCommit: (() => void) | undefined;
     const taken = await group?.take(tx, members.map((m) => m.context), async (calls) => {
-      if (queued) throw new AppError('bad_request', 'only one call is queued after each reserve, in the transaction that records it');
-      queued = true;
-      const enqueued = await recordAndEnqueueNext(tx, members.map((m) => m.reserve), calls, clock());
-      if (enqueued.some((e) => e === undefined)) throw new LeaseLost();
-      return enqueued as EnqueuedCall[];
+      if (afterCommit) throw new AppError('bad_request', 'only one call is queued after each reserve, in the transaction that records it');
+      const enqueued = await recordAndEnqueueNext(tx, members.map((m) => m.reserve), calls, clock(), sender);
+      afterCommit = enqueued.afterCommit;
+      if (enqueued.calls.some((e) => e === undefined)) throw new LeaseLost();
+      return enqueued.calls as EnqueuedCall[];
     });
-    if (queued) return { taken: taken! };
+    if (afterCommit) return { taken: taken!, afterCommit };
     for (const { reserve } of members) {
       const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
       if (!rows.length) {
@@ -86,7 +89,7 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
       }
       await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
     }
-    return { taken: taken ?? [] };
+    return { taken: taken ?? [], afterCommit: () => undefined };
   }
 
   return {

@@ -23,6 +23,7 @@ import { holdLease } from './reserve-lease.ts';
 import { createReserveTaker, EveryMemberFails, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord } from './outcome.ts';
+import type { DirectSender } from './direct-send.ts';
 
 export interface ReserveInput {
   tenantId: string;
@@ -94,13 +95,16 @@ export interface ReserverOptions {
   metrics?: WalletMetrics;
   /** Pause before asking again (real time; short, the caller is waiting). */
   backoffMs?: (attempt: number) => number;
+  /** Sends a placement's next call at commit (direct-send.ts); without it the workers claim it. */
+  sender?: DirectSender;
 }
 
 export function createReserver(options: ReserverOptions) {
   const { db, box, http, retries, metrics } = options;
   const clock = options.clock ?? (() => new Date());
   const backoff = options.backoffMs ?? ((n: number) => Math.min(1000, 100 * 2 ** n));
-  const taker = createReserveTaker({ db, clock, placementWindowMs: options.placementWindowMs, ...(metrics && { metrics }) });
+  const taker = createReserveTaker({ db, clock, placementWindowMs: options.placementWindowMs, ...(metrics && { metrics }),
+    ...(options.sender && { sender: options.sender }) });
   const plain: OpenGroup<unknown> = { sql: () => undefined };
   // Keyed by the caller's group and the tenant: a tenant's rows never wait on another's statement.
   const opens = grouped<string, { group: OpenGroup<unknown>; row: NewCall; context: unknown }, OpenedReserve>({
@@ -211,7 +215,10 @@ export function createReserver(options: ReserverOptions) {
       // each bet fails at once with the group's cause, as it would alone after waiting as long.
       const alone = (groupError?: unknown) => (groupError instanceof EveryMemberFails ? Promise.reject(groupError.cause)
         : withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions))
-        .then((recorded) => recorded && { taken: recorded.taken[0] as T | undefined })
+        .then((recorded) => {
+          recorded?.afterCommit();
+          return recorded && { taken: recorded.taken[0] as T | undefined };
+        })
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
             await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's

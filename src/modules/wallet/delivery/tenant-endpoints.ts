@@ -12,6 +12,10 @@ export interface TenantState {
   endpoint: WalletEndpoint;
   inflight: number;
   claiming?: Promise<number>;
+  /** Asked to claim while a claim ran (its snapshot may miss what woke it): claim again after it. */
+  again?: boolean;
+  /** The last claim may have left due calls behind (it filled every slot asked, or none was free). */
+  backlog?: boolean;
 }
 
 type Log = (message: string, fields?: Record<string, unknown>) => void;

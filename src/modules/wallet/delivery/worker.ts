@@ -16,6 +16,7 @@ import * as oq from '../outbox/outbox.queries.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
 import { roundOutcome, type RoundOutcome } from './outcome.ts';
+import type { DirectLease } from './direct-send.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -81,10 +82,16 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   function pump(tenantId: string): Promise<number> {
     const state = tenants.usable(tenantId);
     if (!state || stopped) return Promise.resolve(0);
-    if (state.claiming) return state.claiming;
+    if (state.claiming) {
+      state.again = true;
+      return state.claiming;
+    }
     const limit = state.endpoint.concurrency;
     const free = limit - state.inflight;
-    if (free <= 0) return Promise.resolve(0);
+    if (free <= 0) {
+      state.backlog = true;
+      return Promise.resolve(0);
+    }
     const owner = `${workerId}/${++claims}`;
     const now = clock();
     const leaseUntil = new Date(now.getTime() + leaseMs);
@@ -98,13 +105,42 @@ export function createWalletWorker(options: WalletWorkerOptions) {
           log('wallet claim answered too late: its calls are left to their leases', { tenant: tenantId, calls: rows.length });
           return 0;
         }
+        state.backlog = rows.length >= Math.min(free, batch);
         for (const row of rows) start(state, row, owner, leaseUntil.getTime());
         return rows.length;
       })
       .finally(() => {
         state.claiming = undefined;
+        if (state.again && running) {
+          state.again = false;
+          void pump(tenantId).catch(onPumpError);
+        }
       });
     return state.claiming;
+  }
+
+  /**
+   * A lease for `count` of the tenant's calls that this worker sends once the transaction writing
+   * them commits (direct-send.ts): only while it runs and has that many of the wallet's slots free.
+   */
+  function leaseForNext(tenantId: string, count: number): DirectLease | undefined {
+    const state = tenants.usable(tenantId);
+    if (!running || stopped || !state || state.inflight + count > state.endpoint.concurrency) return undefined;
+    const owner = `${workerId}/${++claims}`;
+    const until = clock().getTime() + leaseMs;
+    return {
+      owner,
+      until: new Date(until),
+      send: (rows) => {
+        // As for a claim answered late: too little of the lease left to send safely, or stopped
+        // meanwhile. The calls wait for their lease to run out and go to the next claim.
+        if (stopped || until - clock().getTime() <= renewEveryMs) {
+          log('calls written for this process left to their leases', { tenant: tenantId, calls: rows.length });
+          return;
+        }
+        for (const row of rows) start(state, row, owner, until);
+      },
+    };
   }
 
   function start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void {
@@ -168,15 +204,16 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   }
 
   /** Writes one batch of outcomes. */
-  async function write(q: Queryable, done: Done[]): Promise<Set<string>> {
-    const moved = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
-    const movedKeys = new Set(moved.map((m) => `${m.tenant_id}/${m.transaction_id}`));
+  /** Writes one batch of outcomes: the calls moved ("tenant/transaction"), each with whether a later call of its bet waits. */
+  async function write(q: Queryable, done: Done[]): Promise<Map<string, boolean>> {
+    const rows = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
+    const moved = new Map(rows.map((m) => [`${m.tenant_id}/${m.transaction_id}`, m.next_waiting === true]));
     for (const d of done) {
-      if (d.refused && d.row.op === 'reserve' && movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`)) {
+      if (d.refused && d.row.op === 'reserve' && moved.has(`${d.row.tenant_id}/${d.row.transaction_id}`)) {
         await oq.skipConditionalCalls(q, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
       }
     }
-    return movedKeys;
+    return moved;
   }
 
   async function record(done: Done[]): Promise<void> {
@@ -184,15 +221,15 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     // another worker could claim the refund in between and send it (spec 3 forbids a refundBet
     // without a successful reservation).
     const refusedReserve = done.some((d) => d.refused && d.row.op === 'reserve');
-    const movedKeys = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
-    const touched = new Set<string>();
+    const moved = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
+    const claimable = new Set<string>();
     for (const d of done) {
-      const ok = movedKeys.has(`${d.row.tenant_id}/${d.row.transaction_id}`);
-      metrics?.calls.inc({ tenant: d.row.tenant_id, operation: d.row.op, outcome: ok ? d.result.status : 'lease_lost' });
-      touched.add(d.row.tenant_id);
+      const key = `${d.row.tenant_id}/${d.row.transaction_id}`;
+      metrics?.calls.inc({ tenant: d.row.tenant_id, operation: d.row.op, outcome: moved.has(key) ? d.result.status : 'lease_lost' });
+      // Claim again where a finished call's bet has a later call waiting, or calls were left for a free slot.
+      if (moved.get(key) || tenants.usable(d.row.tenant_id)?.backlog) claimable.add(d.row.tenant_id);
     }
-    // The next call of each finished bet may now be claimable.
-    if (running) for (const tenantId of touched) void pump(tenantId).catch(onPumpError);
+    if (running) for (const tenantId of claimable) void pump(tenantId).catch(onPumpError);
   }
 
   function onPumpError(error: unknown): void {
@@ -278,6 +315,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       }
     },
     inFlight: () => inFlight.size,
+    /** Sends placements' next calls at commit (direct-send.ts), while started. */
+    sender: { lease: leaseForNext },
   };
 }
 

@@ -198,10 +198,11 @@ export function appendAttemptsSql(first: number): string {
 /**
  * Records attempts and moves the calls to their new state, in one statement. A call whose lease
  * this sender no longer holds (it expired and was taken over) keeps its state; its attempt is
- * still recorded. Returns the calls that moved.
+ * still recorded. Returns the calls that moved, each with whether a later call of its bet is
+ * pending (now claimable, if this one was delivered).
  */
-export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string }[]> {
-  const { rows } = await db.query<{ tenant_id: string; transaction_id: string }>({
+export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string; next_waiting: boolean }[]> {
+  const { rows } = await db.query<{ tenant_id: string; transaction_id: string; next_waiting: boolean }>({
     name: 'wallet_complete',
     text: `WITH a AS (${appendAttemptsSql(1)})
      UPDATE wallet_calls c
@@ -215,7 +216,9 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
             AS r(tenant_id, transaction_id, owner, status, failures, attempts, next_at, finished_at, http_status, code, error)
       WHERE c.tenant_id = r.tenant_id AND c.transaction_id = r.transaction_id
         AND c.status = 'sending' AND c.lease_owner = r.owner
-      RETURNING c.tenant_id, c.transaction_id`,
+      RETURNING c.tenant_id, c.transaction_id,
+                EXISTS (SELECT 1 FROM wallet_calls n WHERE n.tenant_id = c.tenant_id AND n.bet_id = c.bet_id AND n.seq > c.seq
+                           AND n.status = 'pending') AS next_waiting`,
     values: [
       col(attempts, 'tenant_id'), col(attempts, 'transaction_id'), col(attempts, 'attempt'), col(attempts, 'started_at'),
       col(attempts, 'duration_ms'), col(attempts, 'http_status'), col(attempts, 'outcome'), col(attempts, 'response_body'),

@@ -84,6 +84,9 @@ export interface NextCall {
   bonus_flag: boolean;
   extra: Record<string, unknown>;
   now: Date;
+  /** A sender's lease: the next call is written already `sending`, for that sender to send at commit. Null: `pending`, for the workers. */
+  lease_owner: string | null;
+  lease_until: Date | null;
 }
 
 /**
@@ -93,20 +96,20 @@ export interface NextCall {
  * complete() does, it records the attempts whatever happens, and moves a reserve only while its
  * sender still holds its lease; the next call is queued only then. Returns, for each reserve in
  * order, whether it moved and its next call's sequence (null when the tenant has no wallet any
- * more). Workers wake at commit.
+ * more) and amount unit. Workers wake at commit for the tenants of calls written `pending`.
  */
-export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[]): Promise<Array<{ recorded: boolean; seq: number | null }>> {
+export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[]): Promise<Array<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null }>> {
   const attempts = calls.flatMap((c) => c.attempts);
   const col = <K extends keyof AttemptRecord>(key: K) => attempts.map((a) => a[key]);
   const each = <T>(get: (c: NextCall) => T) => calls.map(get);
-  const { rows } = await db.query<{ recorded: boolean; seq: number | null }>({
+  const { rows } = await db.query<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null }>({
     name: 'wallet_record_reserves_queue_next',
     text: `WITH a AS (${appendAttemptsSql(1)}),
      u AS (SELECT * FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::int[], $15::timestamptz[], $16::int[], $17::text[], $18::text[],
                                 $19::timestamptz[], $20::uuid[], $21::uuid[], $22::uuid[], $23::numeric[], $24::bool[], $25::uuid[], $26::text[],
-                                $27::numeric[], $28::bool[], $29::jsonb[], $30::timestamptz[]) WITH ORDINALITY
+                                $27::numeric[], $28::bool[], $29::jsonb[], $30::timestamptz[], $31::text[], $32::timestamptz[]) WITH ORDINALITY
              AS u(tenant_id, reserve_id, owner, attempts, finished_at, http_status, code, error, next_attempt_at, bet_id, user_id,
-                  guard_id, reserve_amount, reserve_bonus, next_id, op, amount, bonus_flag, extra, now, i)),
+                  guard_id, reserve_amount, reserve_bonus, next_id, op, amount, bonus_flag, extra, now, next_owner, next_lease_until, i)),
      rec AS (
        UPDATE wallet_calls w SET status = 'delivered', failures = 0, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
               finished_at = u.finished_at, last_http_status = u.http_status, last_code = u.code, last_error = u.error,
@@ -118,29 +121,31 @@ export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[
              FROM u WHERE q.tenant_id = u.tenant_id AND q.bet_id = u.bet_id AND u.i IN (SELECT i FROM rec)
            RETURNING u.i, q.last_seq),
      ins AS (INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag,
-                                       extra, only_if_reserved, placement_guard, status, next_attempt_at, created_at, finished_at, note)
+                                       extra, only_if_reserved, placement_guard, status, next_attempt_at, created_at, finished_at, note,
+                                       lease_owner, lease_until)
              SELECT u.tenant_id, g.transaction_id, u.bet_id, s.last_seq - 2 + g.pos, u.user_id, g.op, g.amount, cfg.amount_unit, g.bonus_flag,
                     g.extra, g.guard, g.guard, g.status, u.now, u.now, CASE WHEN g.guard THEN u.now END,
-                    CASE WHEN g.guard THEN 'not sent: placement queued its next call in time (placement guard)' END
+                    CASE WHEN g.guard THEN 'not sent: placement queued its next call in time (placement guard)' END,
+                    g.lease_owner, g.lease_until
                FROM u JOIN s ON s.i = u.i JOIN wallet_configs cfg ON cfg.tenant_id = u.tenant_id,
-                    LATERAL (VALUES (1, u.guard_id, 'refundBet', u.reserve_amount, u.reserve_bonus, '{}'::jsonb, true, 'skipped'),
-                                    (2, u.next_id, u.op, u.amount, u.bonus_flag, u.extra, false, 'pending'))
-                      AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status)
-             RETURNING tenant_id, transaction_id, seq),
-     woken AS (SELECT count(pg_notify('wallet_calls', t::text)) AS n FROM (SELECT DISTINCT tenant_id AS t FROM ins) AS x)
-     SELECT EXISTS (SELECT 1 FROM rec WHERE rec.i = u.i) AS recorded,
-            (SELECT ins.seq FROM ins WHERE ins.tenant_id = u.tenant_id AND ins.transaction_id = u.next_id) AS seq,
-            (SELECT n FROM woken) AS woken
-       FROM u ORDER BY u.i`,
+                    LATERAL (VALUES (1, u.guard_id, 'refundBet', u.reserve_amount, u.reserve_bonus, '{}'::jsonb, true, 'skipped', NULL, NULL),
+                                    (2, u.next_id, u.op, u.amount, u.bonus_flag, u.extra, false,
+                                     CASE WHEN u.next_owner IS NULL THEN 'pending' ELSE 'sending' END, u.next_owner, u.next_lease_until))
+                      AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status, lease_owner, lease_until)
+             RETURNING tenant_id, transaction_id, seq, amount_unit, status),
+     woken AS (SELECT count(pg_notify('wallet_calls', t::text)) AS n FROM (SELECT DISTINCT tenant_id AS t FROM ins WHERE status = 'pending') AS x)
+     SELECT EXISTS (SELECT 1 FROM rec WHERE rec.i = u.i) AS recorded, nx.seq, nx.amount_unit, (SELECT n FROM woken) AS woken
+       FROM u LEFT JOIN ins nx ON nx.tenant_id = u.tenant_id AND nx.transaction_id = u.next_id
+      ORDER BY u.i`,
     values: [col('tenant_id'), col('transaction_id'), col('attempt'), col('started_at'), col('duration_ms'), col('http_status'),
       col('outcome'), col('response_body'), col('error'), col('worker'),
       each((c) => c.reserve.tenant_id), each((c) => c.reserve.transaction_id), each((c) => c.reserve.owner), each((c) => c.reserve.attempts),
       each((c) => c.reserve.finished_at), each((c) => c.reserve.last_http_status), each((c) => c.reserve.last_code), each((c) => c.reserve.last_error),
       each((c) => c.reserve.next_attempt_at), each((c) => c.bet_id), each((c) => c.user_id), each((c) => c.guard_transaction_id),
       each((c) => c.reserve_amount), each((c) => c.reserve_bonus_flag), each((c) => c.transaction_id), each((c) => c.op), each((c) => c.amount),
-      each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.now)],
+      each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.now), each((c) => c.lease_owner), each((c) => c.lease_until)],
   });
-  return rows.map(({ recorded, seq }) => ({ recorded, seq }));
+  return rows.map(({ recorded, seq, amount_unit }) => ({ recorded, seq, amount_unit }));
 }
 
 /** The reserve's row locked for this transaction: its status and who holds its lease, if anyone. */

@@ -1,0 +1,105 @@
+// A placement's next call is sent by the placing process at commit (docs/wallet.md, "Sent by the
+// placing process"): written `sending`, leased to the process's running worker, with no claim. A
+// process that dies before sending it leaves it to its lease, and the next claim sends it once.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import type { Tx } from '../src/db/pool.ts';
+import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
+import { credit, reserveMetadata, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+
+const LEASE_MS = 3000;
+let f: WalletFixture;
+before(async () => {
+  // No poll for ten minutes and no LISTEN: after the first round, only what this file tests sends anything.
+  f = await walletFixture({ settings: { WAGERLINE_WALLET_LEASE_MS: LEASE_MS, WAGERLINE_WALLET_POLL_MS: 600_000 }, sandbox: { latencyMs: 0 } });
+});
+after(() => f.close());
+
+/** A take step of its own around a take of one bet; `during` runs in its transaction after the call is queued. */
+const takeAlone = (next: WalletCallInput, during: () => Promise<void> = async () => undefined) => ({
+  context: undefined,
+  group: {
+    take: async (_tx: Tx, _contexts: unknown[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>) => {
+      const [queued] = await queueNext([next]);
+      await during();
+      return [queued];
+    },
+  },
+});
+
+function bet() {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  const input = { tenantId: f.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) };
+  const confirm = { tenantId: f.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } };
+  return { betId, userId, input, confirm };
+}
+
+const callsOf = async (betId: string) => (await f.wallet.callsOfBet(betId)).calls;
+const sentOf = (betId: string) => f.sandbox.requests().filter((r) => (r.body as { betId?: string }).betId === betId).map((r) => r.op);
+
+test('with no worker running, the next call is written pending for the workers to claim', async () => {
+  const b = bet();
+  const result = await f.wallet.reserve(b.input, { take: takeAlone(b.confirm) });
+  assert.equal(result.outcome, 'reserved');
+  const confirm = (await callsOf(b.betId)).find((c) => c.op === 'confirm')!;
+  assert.equal(confirm.status, 'pending');
+  await f.worker.drain();
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
+});
+
+test('a running worker sends the next call at commit, leased to it, without a claim or a poll', async () => {
+  await f.worker.start();
+  try {
+    const b = bet();
+    const result = await f.wallet.reserve(b.input, { take: takeAlone(b.confirm) });
+    assert.equal(result.outcome, 'reserved');
+    // The poll is ten minutes away and nothing LISTENs: only the send at commit can deliver it.
+    await until('confirm delivered', async () => (await callsOf(b.betId)).find((c) => c.op === 'confirm')?.status === 'delivered', 5000);
+    assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
+    const confirm = (await callsOf(b.betId)).find((c) => c.op === 'confirm')!;
+    const attempts = await f.attempts(confirm.transaction_id);
+    assert.deepEqual(attempts.map((a) => [a.outcome, a.worker]), [['success', f.worker.workerId]]);
+    assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
+  } finally {
+    await f.worker.stop();
+  }
+});
+
+test('a process gone before sending its next call leaves it to its lease: the next claim sends it once', async () => {
+  await f.worker.start();
+  const b = bet();
+  // The worker stops between the commit's lease and the send: as a process that died there.
+  const result = await f.wallet.reserve(b.input, { take: takeAlone(b.confirm, () => f.worker.stop()) });
+  assert.equal(result.outcome, 'reserved');
+  const left = (await callsOf(b.betId)).find((c) => c.op === 'confirm')!;
+  assert.equal(left.status, 'sending');
+  assert.deepEqual(sentOf(b.betId), ['reserve']);
+
+  const other = f.loggedWorker().worker;
+  await other.drain();
+  assert.deepEqual(sentOf(b.betId), ['reserve'], 'not before its lease runs out');
+  f.clock.advance(LEASE_MS + 1);
+  await other.drain();
+  assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
+  const attempts = await f.attempts(left.transaction_id);
+  assert.deepEqual(attempts.map((a) => a.outcome), ['interrupted', 'success']);
+  assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
+});
+
+test('a call queued behind one in flight is claimed as soon as that one is recorded', async () => {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  const slow = await walletFixture({ settings: { WAGERLINE_WALLET_POLL_MS: 600_000 }, sandbox: { latencyMs: 300 } });
+  try {
+    const [first] = await slow.enqueue(credit(betId, userId, '1.00'));
+    await slow.worker.start(); // its first round claims the first credit
+    const [second] = await slow.enqueue(credit(betId, userId, '2.00')); // no LISTEN: nothing wakes for it
+    await until('both credits delivered', async () => (await slow.call(second!.transactionId)).status === 'delivered', 5000);
+    assert.equal((await slow.call(first!.transactionId)).status, 'delivered');
+    assert.deepEqual(await slow.sandbox.balances(userId), { cash: '1003.00', bonus: '0.00', reserved: '0.00' });
+  } finally {
+    await slow.close();
+  }
+});
