@@ -8,6 +8,7 @@
 // docs/performance.md). With no worker running in the process, or none of the wallet's slots free
 // in it, the call is written `pending` and the workers claim it as before.
 import type { CallRow } from '../outbox/outbox.queries.ts';
+import type { TenantState } from './tenant-endpoints.ts';
 
 /** Calls written under this lease are sent by `send` once their transaction has committed. */
 export interface DirectLease {
@@ -19,6 +20,46 @@ export interface DirectLease {
 export interface DirectSender {
   /** A lease for `count` calls of the tenant's wallet, or undefined: write them `pending`. */
   lease(tenantId: string, count: number): DirectLease | undefined;
+}
+
+/** What a worker lends its sender: its tenants (undefined unless running), lease owners, and start(). */
+interface WorkerParts {
+  usable(tenantId: string): TenantState | undefined;
+  owner(): string;
+  start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void;
+  stopped(): boolean;
+  clock: () => Date;
+  leaseMs: number;
+  renewEveryMs: number;
+  log: (message: string, fields?: Record<string, unknown>) => void;
+}
+
+/**
+ * A worker as a sender: a lease only while it runs and has `count` of the wallet's slots free in
+ * this process; the calls are then sent as if claimed under that lease.
+ */
+export function leasingSender(w: WorkerParts): DirectSender {
+  return {
+    lease(tenantId, count) {
+      const state = w.usable(tenantId);
+      if (!state || state.inflight + count > state.endpoint.concurrency) return undefined;
+      const owner = w.owner();
+      const until = w.clock().getTime() + w.leaseMs;
+      return {
+        owner,
+        until: new Date(until),
+        send: (rows) => {
+          // As for a claim answered late: too little of the lease left to send safely, or stopped
+          // meanwhile. The calls wait for their lease to run out and go to the next claim.
+          if (w.stopped() || until - w.clock().getTime() <= w.renewEveryMs) {
+            w.log('calls written for this process left to their leases', { tenant: tenantId, calls: rows.length });
+            return;
+          }
+          for (const row of rows) w.start(state, row, owner, until);
+        },
+      };
+    },
+  };
 }
 
 /** The process's running worker, if any, as the sender of placements' next calls. */

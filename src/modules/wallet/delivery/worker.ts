@@ -2,8 +2,9 @@
 // wallet's concurrency, across all processes), sends them, and records the outcome of each round
 // in batched statements. A bet's calls go one at a time in sequence order because the claim only
 // takes a call when every earlier call of its bet is finished (wallet_claim in 0003_wallet.sql).
-// Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after each recorded batch, and a
-// poll every WAGERLINE_WALLET_POLL_MS for retries that came due and leases that ran out.
+// Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after a recorded batch that unblocked
+// a later call, and a poll every WAGERLINE_WALLET_POLL_MS for retries due and leases run out. It
+// also sends the next call of this process's placements at commit (direct-send.ts), unclaimed.
 import { randomUUID } from 'node:crypto';
 import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
@@ -16,7 +17,7 @@ import * as oq from '../outbox/outbox.queries.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
 import { roundOutcome, type RoundOutcome } from './outcome.ts';
-import type { DirectLease } from './direct-send.ts';
+import { leasingSender } from './direct-send.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -33,17 +34,11 @@ export interface WalletWorkerOptions {
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-interface Done extends RoundOutcome {
-  row: CallRow;
-}
+type Done = RoundOutcome & { row: CallRow };
 
 /** A call this process is sending: its lease as last confirmed, and how to abandon it. */
 interface Sending {
-  tenant_id: string;
-  transaction_id: string;
-  owner: string;
-  leaseUntil: number;
-  stop: AbortController;
+  tenant_id: string; transaction_id: string; owner: string; leaseUntil: number; stop: AbortController;
 }
 
 export function createWalletWorker(options: WalletWorkerOptions) {
@@ -117,30 +112,6 @@ export function createWalletWorker(options: WalletWorkerOptions) {
         }
       });
     return state.claiming;
-  }
-
-  /**
-   * A lease for `count` of the tenant's calls that this worker sends once the transaction writing
-   * them commits (direct-send.ts): only while it runs and has that many of the wallet's slots free.
-   */
-  function leaseForNext(tenantId: string, count: number): DirectLease | undefined {
-    const state = tenants.usable(tenantId);
-    if (!running || stopped || !state || state.inflight + count > state.endpoint.concurrency) return undefined;
-    const owner = `${workerId}/${++claims}`;
-    const until = clock().getTime() + leaseMs;
-    return {
-      owner,
-      until: new Date(until),
-      send: (rows) => {
-        // As for a claim answered late: too little of the lease left to send safely, or stopped
-        // meanwhile. The calls wait for their lease to run out and go to the next claim.
-        if (stopped || until - clock().getTime() <= renewEveryMs) {
-          log('calls written for this process left to their leases', { tenant: tenantId, calls: rows.length });
-          return;
-        }
-        for (const row of rows) start(state, row, owner, until);
-      },
-    };
   }
 
   function start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void {
@@ -316,7 +287,10 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     },
     inFlight: () => inFlight.size,
     /** Sends placements' next calls at commit (direct-send.ts), while started. */
-    sender: { lease: leaseForNext },
+    sender: leasingSender({
+      usable: (tenantId) => (running && !stopped ? tenants.usable(tenantId) : undefined),
+      owner: () => `${workerId}/${++claims}`, start, stopped: () => stopped, clock, leaseMs, renewEveryMs, log,
+    }),
   };
 }
 
