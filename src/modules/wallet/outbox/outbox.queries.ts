@@ -189,7 +189,7 @@ export function appendAttemptsSql(first: number): string {
               coalesce((SELECT max(x.attempt) FROM wallet_call_attempts x WHERE x.tenant_id = u.tenant_id AND x.transaction_id = u.transaction_id), 0)
                 + row_number() OVER (PARTITION BY u.tenant_id, u.transaction_id ORDER BY u.attempt),
               u.started_at, u.duration_ms, u.http_status, u.outcome, u.response_body, u.error, u.worker
-         FROM unnest(${p(0)}::uuid[], ${p(1)}::uuid[], ${p(2)}::int[], ${p(3)}::timestamptz[], ${p(4)}::int[], ${p(5)}::int[],
+         FROM unnest((SELECT ${p(0)}::uuid[]), ${p(1)}::uuid[], ${p(2)}::int[], ${p(3)}::timestamptz[], ${p(4)}::int[], ${p(5)}::int[],
                      ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[], ${p(9)}::text[])
               AS u(tenant_id, transaction_id, attempt, started_at, duration_ms, http_status, outcome, response_body, error, worker)
        ON CONFLICT DO NOTHING`;
@@ -198,8 +198,13 @@ export function appendAttemptsSql(first: number): string {
 /**
  * Records attempts and moves the calls to their new state, in one statement. A call whose lease
  * this sender no longer holds (it expired and was taken over) keeps its state; its attempt is
- * still recorded. Returns the calls that moved, each with whether a later call of its bet is
- * pending (now claimable, if this one was delivered).
+ * still recorded. Returns the calls that moved, each with whether a later call of its bet is open
+ * (claimable now, if this one was delivered and that one is pending).
+ *
+ * Its first array, and appendAttemptsSql's, is read through a sub-select, which hides the batch's
+ * length from the planner: a plan made for the values is then no cheaper than the generic one,
+ * which PostgreSQL keeps after five executions. Seen by the planner, the length made it plan this
+ * statement anew on every execution, at a cost close to running it (docs/performance.md).
  */
 export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string; next_waiting: boolean }[]> {
   const { rows } = await db.query<{ tenant_id: string; transaction_id: string; next_waiting: boolean }>({
@@ -211,14 +216,15 @@ export async function complete(db: Queryable, results: CallResult[], attempts: A
             last_error = r.error, lease_until = NULL, lease_owner = NULL,
             -- The user's placement token (reserve) is kept only while the call may still be sent.
             secret_enc = CASE WHEN r.status IN ('delivered', 'refused', 'skipped') THEN NULL ELSE c.secret_enc END
-       FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[],
+       FROM unnest((SELECT $11::uuid[]), $12::uuid[], $13::text[], $14::text[], $15::int[], $16::int[], $17::timestamptz[],
                    $18::timestamptz[], $19::int[], $20::text[], $21::text[])
             AS r(tenant_id, transaction_id, owner, status, failures, attempts, next_at, finished_at, http_status, code, error)
       WHERE c.tenant_id = r.tenant_id AND c.transaction_id = r.transaction_id
         AND c.status = 'sending' AND c.lease_owner = r.owner
       RETURNING c.tenant_id, c.transaction_id,
+                -- The open calls' index (wallet_calls_open), probed per row as the claim does.
                 EXISTS (SELECT 1 FROM wallet_calls n WHERE n.tenant_id = c.tenant_id AND n.bet_id = c.bet_id AND n.seq > c.seq
-                           AND n.status = 'pending') AS next_waiting`,
+                           AND n.status IN ('pending', 'sending', 'failed')) AS next_waiting`,
     values: [
       col(attempts, 'tenant_id'), col(attempts, 'transaction_id'), col(attempts, 'attempt'), col(attempts, 'started_at'),
       col(attempts, 'duration_ms'), col(attempts, 'http_status'), col(attempts, 'outcome'), col(attempts, 'response_body'),
