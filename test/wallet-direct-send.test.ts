@@ -67,6 +67,29 @@ test('a running worker sends the next call at commit, leased to it, without a cl
   }
 });
 
+test('the call sent at commit is the one a worker would have claimed: the same body', async () => {
+  /** The confirm's body as the wallet received it, with the bet's own ids taken out. */
+  const confirmBody = (b: ReturnType<typeof bet>) => {
+    const request = f.sandbox.requests().find((r) => r.op === 'confirm' && (r.body as { betId?: string }).betId === b.betId)!;
+    const { transactionId: _, ...body } = request.body as Record<string, unknown>;
+    return JSON.parse(JSON.stringify(body).replaceAll(b.betId, 'BET').replaceAll(b.userId, 'USER'));
+  };
+  const metadata = (b: ReturnType<typeof bet>) => ({ id: b.betId, legs: [{ eventId: 'E1', eventName: 'Race 1', selections: [{ id: '4', name: 'Four', price: 3.5 }] }] });
+  const claimed = bet();
+  assert.equal((await f.wallet.reserve(claimed.input, { take: takeAlone({ ...claimed.confirm, betMetadata: metadata(claimed) }) })).outcome, 'reserved');
+  await f.worker.drain();
+  await f.worker.start();
+  try {
+    const direct = bet();
+    assert.equal((await f.wallet.reserve(direct.input, { take: takeAlone({ ...direct.confirm, betMetadata: metadata(direct) }) })).outcome, 'reserved');
+    await until('confirm sent', () => sentOf(direct.betId).includes('confirm'), 5000);
+    assert.deepEqual(confirmBody(direct), confirmBody(claimed));
+    assert.equal(confirmBody(direct).betMetadata.legs[0].selections[0].price, 3.5);
+  } finally {
+    await f.worker.stop();
+  }
+});
+
 test('a process gone before sending its next call leaves it to its lease: the next claim sends it once', async () => {
   await f.worker.start();
   const b = bet();
