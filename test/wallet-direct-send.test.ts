@@ -126,3 +126,56 @@ test('a call queued behind one in flight is claimed as soon as that one is recor
     await slow.close();
   }
 });
+
+test('the worker goes on claiming while calls of other senders hold some of the wallet\'s slots', async () => {
+  const busy = await walletFixture({ concurrency: 5, settings: { WAGERLINE_WALLET_POLL_MS: 600_000 }, sandbox: { latencyMs: 20 } });
+  try {
+    // A reserve in flight elsewhere (a placement of another process): the claim counts it, this worker does not.
+    await busy.db.pool.query(
+      `INSERT INTO wallet_calls (tenant_id, transaction_id, bet_id, seq, user_id, op, amount, amount_unit, bonus_flag, status,
+                                 next_attempt_at, created_at, lease_until, lease_owner)
+       VALUES ($1, $2, $3, 1, $4, 'reserve', 1, 'dollars', false, 'sending', now(), now(), now() + interval '1 hour', 'reserve/elsewhere')`,
+      [busy.tenantId, randomUUID(), randomUUID(), randomUUID()]);
+    const userId = randomUUID();
+    const credits = await busy.enqueue(...Array.from({ length: 20 }, () => credit(randomUUID(), userId, '1.00')));
+    await busy.worker.start(); // its first round claims 4: the fifth slot is the reserve's
+    await until('all 20 credits delivered', async () => {
+      const { rows } = await busy.db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = 'credit' AND status = 'delivered'");
+      return rows[0].n === credits.length;
+    }, 8000);
+    assert.deepEqual(await busy.sandbox.balances(userId), { cash: '1020.00', bonus: '0.00', reserved: '0.00' });
+  } finally {
+    await busy.close();
+  }
+});
+
+test('calls sent at commit hold their slots from the lease: never more in flight than the wallet\'s concurrency', async () => {
+  const tight = await walletFixture({ concurrency: 2, settings: { WAGERLINE_WALLET_POLL_MS: 200 }, sandbox: { latencyMs: 300 } });
+  try {
+    await tight.worker.start();
+    const bets = Array.from({ length: 5 }, () => {
+      const userId = randomUUID();
+      const betId = randomUUID();
+      return { betId, userId, input: { tenantId: tight.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) },
+        confirm: { tenantId: tight.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } } };
+    });
+    // Every take queues its confirm, then waits in its transaction until all five have: five leases asked at once.
+    let queued = 0;
+    let allQueued!: () => void;
+    const barrier = new Promise<void>((resolve) => { allQueued = resolve; });
+    const results = await Promise.all(bets.map((b) => tight.wallet.reserve(b.input, { take: takeAlone(b.confirm, async () => {
+      if (++queued === bets.length) allQueued();
+      await barrier;
+    }) })));
+    assert.deepEqual(results.map((r) => r.outcome), Array(5).fill('reserved'));
+    const { rows } = await tight.db.pool.query("SELECT status, count(*)::int AS n FROM wallet_calls WHERE op = 'confirm' GROUP BY status ORDER BY status");
+    assert.deepEqual(rows, [{ status: 'pending', n: 3 }, { status: 'sending', n: 2 }], 'two leased to this worker, three left to claims');
+    assert.ok(tight.worker.inFlight() <= 2, `in flight: ${tight.worker.inFlight()}`);
+    await until('all five confirmed', async () => {
+      const { rows: done } = await tight.db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = 'confirm' AND status = 'delivered'");
+      return done[0].n === 5;
+    }, 8000);
+  } finally {
+    await tight.close();
+  }
+});

@@ -27,3 +27,17 @@ test('genericPlans and lockTimeoutMs hold for their transaction only', async () 
   const { rows } = await db.pool.query(settings);
   assert.deepEqual(rows[0], { plans: 'auto', lock: '0' }, 'SET LOCAL ends with its transaction');
 });
+
+test('a transaction whose failed statement was caught is not reported committed: nothing of it is kept', async () => {
+  const insert = "INSERT INTO tenants (name, currency, timezone) VALUES ('kept?', 'AUD', 'UTC')";
+  await assert.rejects(
+    withTransaction(db.pool, async (tx) => {
+      await tx.query(insert);
+      await tx.query('SELECT 1/0').catch(() => undefined); // the transaction is aborted from here on
+      return 'done';
+    }),
+    /rolled back at COMMIT \(ROLLBACK\)/,
+  );
+  const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM tenants WHERE name = 'kept?'");
+  assert.equal(rows[0].n, 0);
+});

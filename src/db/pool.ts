@@ -59,7 +59,10 @@ export async function withTransaction<T>(
       const plans = options.genericPlans ? '; SET LOCAL plan_cache_mode = force_generic_plan' : '';
       await client.query(`BEGIN${isolation}${options.readOnly ? ' READ ONLY' : ''}${lockTimeout}${plans}`);
       const result = await fn(client);
-      await client.query('COMMIT');
+      // COMMIT of a transaction that failed inside (an error caught and not rethrown) answers
+      // ROLLBACK without an error: nothing was written, and the caller must not act as if it was.
+      const committed = await client.query('COMMIT');
+      if (committed.command !== 'COMMIT') throw new Error(`the transaction was rolled back at COMMIT (${committed.command})`);
       return result;
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);

@@ -9,13 +9,13 @@
 // take says the failure is every bet's own (EveryMemberFails): then each fails with it at once.
 // The group is only ever committed when every bet in it went through as it would alone.
 import { AppError } from '../../../errors.ts';
-import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
+import type { Pool, TransactionOptions, Tx } from '../../../db/pool.ts';
 import { grouped, nameOf, type Alone } from '../../../db/grouped.ts';
 import { recordAndEnqueueNext, type EnqueuedCall, type RecordedReserve, type WalletCallInput } from '../outbox/enqueue.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import type { WalletMetrics } from './metrics.ts';
 import { queueConditionalRefund, type CallFacts } from './reserve-release.ts';
-import type { DirectSender } from './direct-send.ts';
+import { withSends, type AttemptSends, type DirectSender } from './direct-send.ts';
 
 /**
  * A caller's take step, the same object for every reserve of that caller, so that reserves
@@ -56,8 +56,7 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
   const run = grouped<string, { group: TakeGroup<unknown, unknown>; member: Reserved<unknown>; tx: TransactionOptions }, Moved>({
     max: MAX_GROUP,
     together: async (_, items) => {
-      const recorded = await withTransaction(db, (t) => record(t, items.map((i) => i.member), clock(), items[0]!.group), items[0]!.tx);
-      recorded?.afterCommit();
+      const recorded = await recordCommitted(items.map((i) => i.member), clock(), items[0]!.group, items[0]!.tx);
       return recorded && items.map((_i, i) => ({ taken: recorded.taken[i] }));
     },
     onGroup: (_, size, together) => metrics?.takes.inc({ how: together ? 'together' : 'alone' }, size),
@@ -68,19 +67,20 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
    * statement that queues the bets' next calls. Without one (a single reserve), the placement guard
    * is queued: released when placement queues that call in time and sent otherwise, so a placement
    * that dies now leaves no user money held (docs/wallet.md). Undefined, or LeaseLost thrown once
-   * `take` has run, when a lease was lost. `afterCommit` sends the next calls written leased to this
-   * process (direct-send.ts): the caller calls it once `tx` has committed.
+   * `take` has run, when a lease was lost. Next calls written leased to this process's worker are
+   * registered in `sends`, to be sent once `tx` has committed (direct-send.ts).
    */
-  async function record<C, T>(tx: Tx, members: Array<Reserved<C>>, end: Date, group?: TakeGroup<C, T>): Promise<{ taken: T[]; afterCommit: () => void } | undefined> {
-    let afterCommit: (() => void) | undefined;
+  async function record<C, T>(tx: Tx, members: Array<Reserved<C>>, end: Date, group: TakeGroup<C, T> | undefined,
+    sends: AttemptSends): Promise<{ taken: T[] } | undefined> {
+    let queued = false;
     const taken = await group?.take(tx, members.map((m) => m.context), async (calls) => {
-      if (afterCommit) throw new AppError('bad_request', 'only one call is queued after each reserve, in the transaction that records it');
-      const enqueued = await recordAndEnqueueNext(tx, members.map((m) => m.reserve), calls, clock(), sender);
-      afterCommit = enqueued.afterCommit;
-      if (enqueued.calls.some((e) => e === undefined)) throw new LeaseLost();
-      return enqueued.calls as EnqueuedCall[];
+      if (queued) throw new AppError('bad_request', 'only one call is queued after each reserve, in the transaction that records it');
+      queued = true;
+      const enqueued = await recordAndEnqueueNext(tx, members.map((m) => m.reserve), calls, clock(), sends);
+      if (enqueued.some((e) => e === undefined)) throw new LeaseLost();
+      return enqueued as EnqueuedCall[];
     });
-    if (afterCommit) return { taken: taken!, afterCommit };
+    if (queued) return { taken: taken! };
     for (const { reserve } of members) {
       const rows = await oq.complete(tx, [reserve.result], reserve.attempts);
       if (!rows.length) {
@@ -89,11 +89,17 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
       }
       await queueConditionalRefund(tx, reserve, end, new Date(end.getTime() + options.placementWindowMs));
     }
-    return { taken: taken ?? [], afterCommit: () => undefined };
+    return { taken: taken ?? [] };
+  }
+
+  /** record() in a transaction of its own; what it wrote for this process to send goes out once that commits. */
+  function recordCommitted<C, T>(members: Array<Reserved<C>>, end: Date, group: TakeGroup<C, T> | undefined,
+    tx: TransactionOptions): Promise<{ taken: T[] } | undefined> {
+    return withSends(db, sender, (t, sends) => record(t, members, end, group, sends), tx);
   }
 
   return {
-    record,
+    recordCommitted,
     /**
      * Records the reserve and takes its bet, together with the others of `group` and `lane`
      * answered meanwhile; `alone` records it in a transaction of its own (and handles that one's

@@ -214,11 +214,8 @@ export function createReserver(options: ReserverOptions) {
       // A group whose failure is every member's (its lane's races stayed locked) is not retried:
       // each bet fails at once with the group's cause, as it would alone after waiting as long.
       const alone = (groupError?: unknown) => (groupError instanceof EveryMemberFails ? Promise.reject(groupError.cause)
-        : withTransaction(db, (tx) => taker.record(tx, [member], end, steps.take?.group), txOptions))
-        .then((recorded) => {
-          recorded?.afterCommit();
-          return recorded && { taken: recorded.taken[0] as T | undefined };
-        })
+        : taker.recordCommitted([member], end, steps.take?.group, txOptions))
+        .then((recorded) => recorded && { taken: recorded.taken[0] as T | undefined })
         .catch(async (error: unknown) => {
           if (error instanceof LeaseLost) {
             await oq.complete(db, [delivered], records); // the attempts alone: the row is the rescue's

@@ -14,8 +14,10 @@ export interface TenantState {
   claiming?: Promise<number>;
   /** Asked to claim while a claim ran (its snapshot may miss what woke it): claim again after it. */
   again?: boolean;
-  /** The last claim may have left due calls behind (it filled every slot asked, or none was free). */
+  /** A claim was skipped for want of a free slot here since the last claim ran. */
   backlog?: boolean;
+  /** Claims started so far (a call sent at commit asks whether one ran while it was in flight). */
+  claims: number;
 }
 
 type Log = (message: string, fields?: Record<string, unknown>) => void;
@@ -45,7 +47,7 @@ export function createWalletTenants(deps: { db: Queryable; box: SecretBox; log: 
     if (!endpoint) return;
     unreadable.delete(row.tenant_id);
     if (state) state.endpoint = endpoint;
-    else tenants.set(row.tenant_id, { endpoint, inflight: 0 });
+    else tenants.set(row.tenant_id, { endpoint, inflight: 0, claims: 0 });
   }
 
   return {

@@ -2,9 +2,8 @@
 // wallet's concurrency, across all processes), sends them, and records the outcome of each round
 // in batched statements. A bet's calls go one at a time in sequence order because the claim only
 // takes a call when every earlier call of its bet is finished (wallet_claim in 0003_wallet.sql).
-// Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after a recorded batch that unblocked
-// a later call, and a poll every WAGERLINE_WALLET_POLL_MS for retries due and leases run out. It
-// also sends the next call of this process's placements at commit (direct-send.ts), unclaimed.
+// Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after recorded batches (see record),
+// and a poll every WAGERLINE_WALLET_POLL_MS. It also sends placements' next calls (direct-send.ts).
 import { randomUUID } from 'node:crypto';
 import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
@@ -14,7 +13,6 @@ import type { WalletEndpoint, WalletHttp } from './http-client.ts';
 import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
 import * as oq from '../outbox/outbox.queries.ts';
-import type { CallRow } from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
 import { roundOutcome, type RoundOutcome } from './outcome.ts';
 import { leasingSender } from './direct-send.ts';
@@ -34,7 +32,8 @@ export interface WalletWorkerOptions {
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-type Done = RoundOutcome & { row: CallRow };
+/** A call's round, and for a call sent at commit (direct-send.ts) the tenant's claims counted when it was leased. */
+type Done = RoundOutcome & { row: oq.CallRow; claimsBefore?: number };
 
 /** A call this process is sending: its lease as last confirmed, and how to abandon it. */
 interface Sending {
@@ -90,6 +89,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     const owner = `${workerId}/${++claims}`;
     const now = clock();
     const leaseUntil = new Date(now.getTime() + leaseMs);
+    state.claims++;
+    state.backlog = false;
     state.claiming = oq
       .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil })
       .then((rows) => {
@@ -100,7 +101,6 @@ export function createWalletWorker(options: WalletWorkerOptions) {
           log('wallet claim answered too late: its calls are left to their leases', { tenant: tenantId, calls: rows.length });
           return 0;
         }
-        state.backlog = rows.length >= Math.min(free, batch);
         for (const row of rows) start(state, row, owner, leaseUntil.getTime());
         return rows.length;
       })
@@ -114,12 +114,12 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     return state.claiming;
   }
 
-  function start(state: TenantState, row: CallRow, owner: string, leaseUntil: number): void {
+  function start(state: TenantState, row: oq.CallRow, owner: string, leaseUntil: number, claimsBefore?: number): void {
     state.inflight++;
     const key = `${row.tenant_id}/${row.transaction_id}`;
     const sending: Sending = { tenant_id: row.tenant_id, transaction_id: row.transaction_id, owner, leaseUntil, stop: new AbortController() };
     inFlight.set(key, sending);
-    const p = deliver(state.endpoint, row, owner, sending.stop.signal)
+    const p = deliver(state.endpoint, row, owner, sending.stop.signal, claimsBefore)
       .catch((error: unknown) => log('wallet delivery crashed', { err: String(error), transactionId: row.transaction_id }))
       .finally(() => {
         state.inflight--;
@@ -130,7 +130,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     deliveries.add(p);
   }
 
-  async function deliver(endpoint: WalletEndpoint, row: CallRow, owner: string, stop: AbortSignal): Promise<void> {
+  async function deliver(endpoint: WalletEndpoint, row: oq.CallRow, owner: string, stop: AbortSignal, claimsBefore?: number): Promise<void> {
     const body = buildBody(
       {
         op: row.op as Operation,
@@ -152,7 +152,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       metrics?.calls.inc({ tenant: row.tenant_id, operation: row.op, outcome: 'lease_lost' });
       return;
     }
-    buffer.push({ row, ...roundOutcome(row, owner, workerId, sent, clock()) });
+    buffer.push({ row, claimsBefore, ...roundOutcome(row, owner, workerId, sent, clock()) });
     scheduleFlush();
   }
 
@@ -174,7 +174,6 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     });
   }
 
-  /** Writes one batch of outcomes. */
   /** Writes one batch of outcomes: the calls moved ("tenant/transaction"), each with whether a later call of its bet waits. */
   async function write(q: Queryable, done: Done[]): Promise<Map<string, boolean>> {
     const rows = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
@@ -193,12 +192,16 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     // without a successful reservation).
     const refusedReserve = done.some((d) => d.refused && d.row.op === 'reserve');
     const moved = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
+    // Claim again where a call may have become claimable that no claim took: after a claimed call,
+    // always (its slot is free again); after one sent at commit, when a later call of its bet is
+    // open, when calls were left for a slot, or when a claim ran while it was leased (that claim
+    // saw it `sending`, so it took nothing queued behind it).
     const claimable = new Set<string>();
     for (const d of done) {
       const key = `${d.row.tenant_id}/${d.row.transaction_id}`;
       metrics?.calls.inc({ tenant: d.row.tenant_id, operation: d.row.op, outcome: moved.has(key) ? d.result.status : 'lease_lost' });
-      // Claim again where a finished call's bet has a later call waiting, or calls were left for a free slot.
-      if (moved.get(key) || tenants.usable(d.row.tenant_id)?.backlog) claimable.add(d.row.tenant_id);
+      const state = tenants.usable(d.row.tenant_id);
+      if (d.claimsBefore === undefined || moved.get(key) || state?.backlog || state?.claims !== d.claimsBefore) claimable.add(d.row.tenant_id);
     }
     if (running) for (const tenantId of claimable) void pump(tenantId).catch(onPumpError);
   }

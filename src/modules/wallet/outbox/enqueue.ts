@@ -7,9 +7,9 @@ import { AppError } from '../../../errors.ts';
 import { normalizeAmount } from '../../../wallet-protocol/amounts.ts';
 import { DURABLE_OPERATIONS, requireUuid, validateExtra, type CallExtra, type DurableOperation, type Operation } from '../../../wallet-protocol/operations.ts';
 import type { BetMetadata } from '../../../wallet-protocol/bet-metadata.ts';
-import { insertCall, releasePlacementGuard, reserveStatus, type AttemptRecord, type CallResult, type CallRow } from './outbox.queries.ts';
+import { insertCall, releasePlacementGuard, reserveStatus, type AttemptRecord, type CallResult } from './outbox.queries.ts';
 import { recordReservesAndQueueNext } from './placement.queries.ts';
-import { leasedRow, type DirectLease, type DirectSender } from '../delivery/direct-send.ts';
+import { leasedRow, type AttemptSends, type DirectLease } from '../delivery/direct-send.ts';
 
 export interface WalletCallInput {
   tenantId: string;
@@ -110,12 +110,12 @@ export interface RecordedReserve {
  * its reserve, in one statement of the caller's transaction. Neither of enqueueWalletCall's reads
  * is needed: each reserve is delivered as of this statement, and its placement guard is written
  * here, already released, with the call. An entry is undefined when its sender's lease of the
- * reserve was lost: then only its attempts are recorded. With a `sender` that has room, the next
- * calls are written leased to it (delivery/direct-send.ts): `afterCommit` starts sending them and
- * must be called only once the caller's transaction has committed.
+ * reserve was lost: then only its attempts are recorded. With `sends` (delivery/direct-send.ts)
+ * whose sender has room, the next calls are written leased to it, and registered there to be sent
+ * once the caller's transaction commits.
  */
 export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedReserve[], inputs: WalletCallInput[], now: Date,
-  sender?: DirectSender): Promise<{ calls: Array<EnqueuedCall | undefined>; afterCommit: () => void }> {
+  sends?: AttemptSends): Promise<Array<EnqueuedCall | undefined>> {
   if (inputs.length !== reserves.length) throw new AppError('bad_request', `${reserves.length} reserves need ${reserves.length} calls after them, got ${inputs.length}`);
   const calls = inputs.map((input, i) => {
     const reserve = reserves[i]!;
@@ -124,7 +124,7 @@ export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedRese
     }
     return durableCall(input, now);
   });
-  const leases = leasesByTenant(calls, sender);
+  const leases = leasesByTenant(calls, sends);
   const moved = await recordReservesAndQueueNext(tx, calls.map((call, i) => ({
     reserve: reserves[i]!.result, attempts: reserves[i]!.attempts, bet_id: call.betId, user_id: call.userId,
     guard_transaction_id: randomUUID(), reserve_amount: reserves[i]!.amount, reserve_bonus_flag: reserves[i]!.bonusFlag,
@@ -132,26 +132,24 @@ export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedRese
     extra: call.extra as Record<string, unknown>, now,
     lease_owner: leases.get(call.tenantId)?.owner ?? null, lease_until: leases.get(call.tenantId)?.until ?? null,
   })));
-  const leased = new Map<DirectLease, CallRow[]>();
-  const enqueued = moved.map(({ recorded, seq, amount_unit: unit }, i) => {
+  return moved.map(({ recorded, seq, amount_unit: unit }, i) => {
     if (!recorded) return undefined;
     const call = calls[i]!;
     if (seq === null || unit === null) throw notConfigured(call.tenantId); // rolls the records back: a reserve must not stay unanswered
     const lease = leases.get(call.tenantId);
-    if (lease) leased.set(lease, [...(leased.get(lease) ?? []), leasedRow({ ...call, extra: call.extra as Record<string, unknown> }, seq, unit, lease)]);
+    if (lease) sends!.written(lease, leasedRow({ ...call, extra: call.extra as Record<string, unknown> }, seq, unit, lease));
     return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
   });
-  return { calls: enqueued, afterCommit: () => leased.forEach((rows, lease) => lease.send(rows)) };
 }
 
-/** One lease of the sender per tenant, for all of that tenant's calls, where it has room for them. */
-function leasesByTenant(calls: DurableCall[], sender?: DirectSender): Map<string, DirectLease> {
+/** One lease per tenant, for all of that tenant's calls, where the sender has room for them. */
+function leasesByTenant(calls: DurableCall[], sends?: AttemptSends): Map<string, DirectLease> {
   const leases = new Map<string, DirectLease>();
-  if (!sender) return leases;
+  if (!sends) return leases;
   const counts = new Map<string, number>();
   for (const c of calls) counts.set(c.tenantId, (counts.get(c.tenantId) ?? 0) + 1);
   for (const [tenantId, count] of counts) {
-    const lease = sender.lease(tenantId, count);
+    const lease = sends.lease(tenantId, count);
     if (lease) leases.set(tenantId, lease);
   }
   return leases;
