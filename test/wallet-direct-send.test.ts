@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
-import { credit, reserveMetadata, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { credit, deliveredCalls, reserveAndConfirm, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const LEASE_MS = 3000;
 let f: WalletFixture;
@@ -28,13 +28,7 @@ const takeAlone = (next: WalletCallInput, during: () => Promise<void> = async ()
   },
 });
 
-function bet() {
-  const betId = randomUUID();
-  const userId = randomUUID();
-  const input = { tenantId: f.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) };
-  const confirm = { tenantId: f.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } };
-  return { betId, userId, input, confirm };
-}
+const bet = () => reserveAndConfirm(f.tenantId);
 
 const callsOf = async (betId: string) => (await f.wallet.callsOfBet(betId)).calls;
 const sentOf = (betId: string) => f.sandbox.requests().filter((r) => (r.body as { betId?: string }).betId === betId).map((r) => r.op);
@@ -139,10 +133,7 @@ test('the worker goes on claiming while calls of other senders hold some of the 
     const userId = randomUUID();
     const credits = await busy.enqueue(...Array.from({ length: 20 }, () => credit(randomUUID(), userId, '1.00')));
     await busy.worker.start(); // its first round claims 4: the fifth slot is the reserve's
-    await until('all 20 credits delivered', async () => {
-      const { rows } = await busy.db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = 'credit' AND status = 'delivered'");
-      return rows[0].n === credits.length;
-    }, 8000);
+    await until('all 20 credits delivered', async () => (await deliveredCalls(busy.db, 'credit')) === credits.length, 8000);
     assert.deepEqual(await busy.sandbox.balances(userId), { cash: '1020.00', bonus: '0.00', reserved: '0.00' });
   } finally {
     await busy.close();
@@ -153,12 +144,7 @@ test('calls sent at commit hold their slots from the lease: never more in flight
   const tight = await walletFixture({ concurrency: 2, settings: { WAGERLINE_WALLET_POLL_MS: 200 }, sandbox: { latencyMs: 300 } });
   try {
     await tight.worker.start();
-    const bets = Array.from({ length: 5 }, () => {
-      const userId = randomUUID();
-      const betId = randomUUID();
-      return { betId, userId, input: { tenantId: tight.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) },
-        confirm: { tenantId: tight.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } } };
-    });
+    const bets = Array.from({ length: 5 }, () => reserveAndConfirm(tight.tenantId));
     // Every take queues its confirm, then waits in its transaction until all five have: five leases asked at once.
     let queued = 0;
     let allQueued!: () => void;
@@ -171,10 +157,7 @@ test('calls sent at commit hold their slots from the lease: never more in flight
     const { rows } = await tight.db.pool.query("SELECT status, count(*)::int AS n FROM wallet_calls WHERE op = 'confirm' GROUP BY status ORDER BY status");
     assert.deepEqual(rows, [{ status: 'pending', n: 3 }, { status: 'sending', n: 2 }], 'two leased to this worker, three left to claims');
     assert.ok(tight.worker.inFlight() <= 2, `in flight: ${tight.worker.inFlight()}`);
-    await until('all five confirmed', async () => {
-      const { rows: done } = await tight.db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = 'confirm' AND status = 'delivered'");
-      return done[0].n === 5;
-    }, 8000);
+    await until('all five confirmed', async () => (await deliveredCalls(tight.db, 'confirm')) === 5, 8000);
   } finally {
     await tight.close();
   }

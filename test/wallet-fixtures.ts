@@ -92,6 +92,21 @@ export const credit = (betId = randomUUID(), userId = randomUUID(), amount = '1.
 
 export const reserveMetadata = (userId: string) => ({ userId, brandName: 'Test Brand', brandUserId: 'user-1', data: '{}' });
 
+/** A new bet of $10 for the tenant: its reserve's input, and the confirm that follows it. */
+export function reserveAndConfirm(tenantId: string) {
+  const betId = randomUUID();
+  const userId = randomUUID();
+  const input = { tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) };
+  const confirm = { tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } };
+  return { betId, userId, input, confirm };
+}
+
+/** How many of the fixture's calls of `op` are delivered. */
+export async function deliveredCalls(db: { pool: { query: (sql: string, values: unknown[]) => Promise<{ rows: Array<{ n: number }> }> } }, op: string): Promise<number> {
+  const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = $1 AND status = 'delivered'", [op]);
+  return rows[0]!.n;
+}
+
 /** Waits (real time, polling) until `check` holds: for what happens in other connections or processes. */
 export async function until(what: string, check: () => Promise<boolean> | boolean, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;

@@ -10,7 +10,7 @@ import type { Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
 import type { OpeningSql } from '../src/modules/wallet/outbox/placement.queries.ts';
 import { TakeFailed } from '../src/modules/wallet/wallet.service.ts';
-import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { reserveAndConfirm, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const LEASE_MS = 3000;
 let f: WalletFixture;
@@ -31,13 +31,7 @@ const openAlone = (sql: OpeningSql) => ({ context: undefined, group: { sql: () =
 
 const opening = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
 
-function bet() {
-  const betId = randomUUID();
-  const userId = randomUUID();
-  const input = { tenantId: f.tenantId, betId, userId, amount: '10', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) };
-  const confirm = { tenantId: f.tenantId, betId, userId, op: 'confirm' as const, amount: '10', bonusFlag: false, betMetadata: { id: betId, legs: [] } };
-  return { betId, userId, input, confirm };
-}
+const bet = () => reserveAndConfirm(f.tenantId);
 
 const statuses = async (betId: string) => (await f.wallet.callsOfBet(betId)).calls.map((c) => [c.op, c.status]);
 const sentOf = (betId: string) => f.sandbox.requests().filter((r) => (r.body as { betId?: string }).betId === betId).map((r) => r.op);
