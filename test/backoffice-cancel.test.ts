@@ -38,7 +38,7 @@ const calls = (result: { body: { data?: Record<string, any> | null } }) =>
     .filter((c) => c.status !== 'skipped').map((c) => `${c.operation}${c.transaction_type ? `/${c.transaction_type}` : ''} ${c.amount}`);
 
 const RECORD = `query GetBets($input: GetBetsInput!) { getBets(input: $input) { bets {
-  metadata { status reason reason_id payout refunded }
+  metadata { status reason reason_id payout refunded liability }
   wallet_calls { operation amount transactionId status attempts { at http_status outcome error } }
   history { from to cause detail } } } }`;
 const record = async (betId: string) =>
@@ -55,7 +55,8 @@ test('an unsettled bet: refundBet of the stake; the reason is stored and shown',
   await worker.drain();
   assert.equal(await cash(bet.userId), '1000.00');
   const shown = await record(bet.betId);
-  assert.deepEqual(shown.metadata, { status: 'CANCELLED', reason: 'customer complaint #12', reason_id: 'cancelled', payout: '0.00', refunded: '10.00' });
+  assert.deepEqual(shown.metadata, { status: 'CANCELLED', reason: 'customer complaint #12', reason_id: 'cancelled', payout: '0.00', refunded: '10.00',
+    liability: '0.00' });
   // The placement guard (a refundBet queued at reserve, skipped once the bet was taken) is listed too.
   const refunds = shown.wallet_calls.filter((c: { operation: string }) => c.operation === 'refundBet');
   assert.deepEqual(refunds.map((c: { status: string }) => c.status), ['skipped', 'delivered']);

@@ -76,7 +76,9 @@ test('after the result: legs with places paid, sport and dividends; metadata set
     leg_type: 'racing', meeting_id: String(MEETING), meeting_name: 'Caulfield', postions_paid: 3, positions_paid: 3, product_keyword: 'win',
     sport_id: 'T', sport_name: 'Thoroughbred racing', race_number: 1, selections: [[2]], price: '4',
   }]);
-  assert.deepEqual([win.metadata.status, win.metadata.result, win.metadata.payout, win.metadata.action_id], ['SETTLED', 'WON', '40.00', '3']);
+  // Settled: the book has paid what it owed (payout) and stands to pay nothing more.
+  assert.deepEqual([win.metadata.status, win.metadata.result, win.metadata.payout, win.metadata.action_id, win.metadata.liability],
+    ['SETTLED', 'WON', '40.00', '3', '0.00']);
   assert.ok(!Number.isNaN(Date.parse(win.metadata.settled_at)));
   assert.deepEqual(win.history, [
     { seq: 1, from: null, to: 'PENDING', cause: 'placement' },

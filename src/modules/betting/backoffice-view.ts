@@ -65,8 +65,11 @@ export function effectiveRow(row: PageRow, now: Date, interruptedAfterMs: number
   return { ...row, status: 'rejected', accepted_stake: '0.00', ...INTERRUPTED };
 }
 
+/** Bets the book may still have to pay on; a closed one's liability is nothing (what it paid is `payout`). */
+const OPEN = new Set(['accepted', 'partially_accepted']);
+
 function liability(row: PageRow, fixed: boolean): string | null {
-  if (!fixed) return '0.00';
+  if (!fixed || (row.status !== 'pending' && !OPEN.has(row.status))) return '0.00';
   const accepted = row.accepted_stake === null ? undefined : parseDollars(row.accepted_stake);
   const odds = row.fixed_odds === null ? undefined : decimal(row.fixed_odds);
   if (accepted === undefined) return null;
