@@ -1,5 +1,6 @@
 // Checks of the money flows of spec 2.4 and 3: token endpoint, reserve/confirm/settleBet (full and
-// partial acceptance), reserve/refundBet, each debit and credit transactionType, the bonus flag.
+// partial acceptance), reserve/refundBet, each debit and credit transactionType, the bonus flag
+// (credit, reserve, confirm, settleBet; refundBet and debit).
 import { confirmBody, CREDIT_TYPES, creditBody, DEBIT_TYPES, debitBody, newBet, refundBetBody, reserveBody, settleBetBody } from './bodies.ts';
 import { describe } from './client.ts';
 import { expectSuccess, fail, tracker, type Ctx } from './expect.ts';
@@ -103,6 +104,23 @@ const bonusFlag: Check = {
   },
 };
 
+/** The bonus balance is also where a bonus bet's refund returns and what a bonus debit takes from. */
+const bonusRefundAndDebit: Check = {
+  name: 'bonus refund and debit',
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    const bet = newBet(ctx.userId, true);
+    expectSuccess(await ctx.client.post('credit', creditBody(bet, 300, ctx.unit, 'adjustreversetransaction')), 'credit with bonusFlag true');
+    expectSuccess(await ctx.client.post('reserve', reserveBody(bet, 200, ctx.unit)), 'reserve with bonusFlag true');
+    await moved('after a bonus reserve', { bonus: 100 });
+    expectSuccess(await ctx.client.post('refundBet', refundBetBody(bet, 200, ctx.unit)), 'refundBet of a bonus bet');
+    await moved('after refundBet of a bonus bet (back to the bonus balance)', { bonus: 300 });
+    expectSuccess(await ctx.client.post('debit', debitBody(bet, 100, ctx.unit, 'deductbetwin')), 'debit with bonusFlag true');
+    await moved('after a bonus debit (from the bonus balance, not cash)', { bonus: 200 });
+    return verified(ctx);
+  },
+};
+
 export const FLOW_CHECKS: Check[] = [
   tokenEndpoint,
   betFlow('reserve → confirm (full) → settleBet', 1000, 1000, 2500),
@@ -112,4 +130,5 @@ export const FLOW_CHECKS: Check[] = [
   ...debits,
   ...credits,
   bonusFlag,
+  bonusRefundAndDebit,
 ];
