@@ -84,26 +84,35 @@ test('the call sent at commit is the one a worker would have claimed: the same b
   }
 });
 
-test('a process gone before sending its next call leaves it to its lease: the next claim sends it once', async () => {
-  await f.worker.start();
-  const b = bet();
-  // The worker stops between the commit's lease and the send: as a process that died there.
-  const result = await f.wallet.reserve(b.input, { take: takeAlone(b.confirm, () => f.worker.stop()) });
-  assert.equal(result.outcome, 'reserved');
-  const left = (await callsOf(b.betId)).find((c) => c.op === 'confirm')!;
-  assert.equal(left.status, 'sending');
-  assert.deepEqual(sentOf(b.betId), ['reserve']);
+// Two ways the send at commit does not happen: the worker stopped between the lease and the
+// commit (as a process that died there), or the commit answered so late that too little of the
+// lease is left to send safely (as a claim answered late).
+const gone = {
+  'stopped meanwhile': () => f.worker.stop(),
+  'answered too late': async () => f.clock.advance(LEASE_MS - 500),
+};
+for (const [how, during] of Object.entries(gone)) {
+  test(`a call written for this process but not sent (${how}) is left to its lease: the next claim sends it once`, async () => {
+    await f.worker.start();
+    const b = bet();
+    const result = await f.wallet.reserve(b.input, { take: takeAlone(b.confirm, during) });
+    await f.worker.stop();
+    assert.equal(result.outcome, 'reserved');
+    const left = (await callsOf(b.betId)).find((c) => c.op === 'confirm')!;
+    assert.equal(left.status, 'sending');
+    assert.deepEqual(sentOf(b.betId), ['reserve']);
 
-  const other = f.loggedWorker().worker;
-  await other.drain();
-  assert.deepEqual(sentOf(b.betId), ['reserve'], 'not before its lease runs out');
-  f.clock.advance(LEASE_MS + 1);
-  await other.drain();
-  assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
-  const attempts = await f.attempts(left.transaction_id);
-  assert.deepEqual(attempts.map((a) => a.outcome), ['interrupted', 'success']);
-  assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
-});
+    const other = f.loggedWorker().worker;
+    await other.drain();
+    assert.deepEqual(sentOf(b.betId), ['reserve'], 'not before its lease runs out');
+    f.clock.advance(LEASE_MS + 1);
+    await other.drain();
+    assert.deepEqual(sentOf(b.betId), ['reserve', 'confirm']);
+    const attempts = await f.attempts(left.transaction_id);
+    assert.deepEqual(attempts.map((a) => a.outcome), ['interrupted', 'success']);
+    assert.deepEqual(await f.sandbox.balances(b.userId), { cash: '990.00', bonus: '0.00', reserved: '0.00' });
+  });
+}
 
 test('a call queued behind one in flight is claimed as soon as that one is recorded', async () => {
   const betId = randomUUID();
