@@ -36,9 +36,7 @@ export interface WalletWorkerOptions {
 type Done = RoundOutcome & { row: oq.CallRow; claimsBefore?: number };
 
 /** A call this process is sending: its lease as last confirmed, and how to abandon it. */
-interface Sending {
-  tenant_id: string; transaction_id: string; owner: string; leaseUntil: number; stop: AbortController;
-}
+type Sending = { tenant_id: string; transaction_id: string; owner: string; leaseUntil: number; stop: AbortController };
 
 export function createWalletWorker(options: WalletWorkerOptions) {
   const { db, box, http, leaseMs, pollMs, metrics } = options;
@@ -66,11 +64,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     },
   }) : undefined;
   let configsLoaded = 0;
-
-  async function refreshConfigs(): Promise<void> {
-    await tenants.refresh();
-    configsLoaded = Date.now();
-  }
+  const refreshConfigs = (): Promise<void> => tenants.refresh().then(() => { configsLoaded = Date.now(); });
 
   /** Claims what the tenant's free slots allow and starts sending; resolves with the count. */
   function pump(tenantId: string): Promise<number> {
@@ -91,9 +85,12 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     const leaseUntil = new Date(now.getTime() + leaseMs);
     state.claims++;
     state.backlog = false;
+    const max = Math.min(free, batch);
+    let filled = false;
     state.claiming = oq
-      .claim(db, { tenantId, now, max: Math.min(free, batch), limit, owner, leaseUntil })
+      .claim(db, { tenantId, now, max, limit, owner, leaseUntil })
       .then((rows) => {
+        filled = rows.length >= max;
         // A claim answered so late that its lease could run out before the first renewal (the
         // database or this process stalled): sending now could overlap another sender that
         // claims the calls once the lease ends. They are left to their leases, unsent.
@@ -105,11 +102,12 @@ export function createWalletWorker(options: WalletWorkerOptions) {
         return rows.length;
       })
       .finally(() => {
+        const again = state.again && running && !filled;
         state.claiming = undefined;
-        if (state.again && running) {
-          state.again = false;
-          void pump(tenantId).catch(onPumpError);
-        }
+        state.again = false;
+        // A claim that took fewer than it asked may have missed what woke a pump meanwhile (one
+        // that took as many claims again as each of its calls is recorded).
+        if (again) void pump(tenantId).catch(onPumpError);
       });
     return state.claiming;
   }
