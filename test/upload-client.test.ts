@@ -1,7 +1,7 @@
 // The upload client (library and `wagerline upload`) against a real running wagerline service on
 // 127.0.0.1: real token endpoint, real upload endpoints, real PostgreSQL.
 import assert from 'node:assert/strict';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -25,7 +25,10 @@ before(async () => {
   base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
   operator = await seedClient(ctx, { agencies: ['TAB'] });
 });
-after(() => ctx.close());
+after(async () => {
+  await ctx.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
 
 function env(client = operator.client) {
   return { WAGERLINE_CLIENT_ID: client.client_id, WAGERLINE_CLIENT_SECRET: client.client_secret };

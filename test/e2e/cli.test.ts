@@ -2,12 +2,9 @@
 // as one line on stderr with a non-zero exit, --help everywhere, and serve answering tokens.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { runCli, startCli } from '../helpers/cli.ts';
+import { cliDataDir, runCli, startCli } from '../helpers/cli.ts';
 
 let db: TestDatabase;
 let env: Record<string, string>;
@@ -17,7 +14,7 @@ before(async () => {
   env = {
     DATABASE_URL: db.url,
     WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'),
-    WAGERLINE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'wagerline-cli-')),
+    WAGERLINE_DATA_DIR: cliDataDir(),
     LOG_LEVEL: 'info',
   };
 });

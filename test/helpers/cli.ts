@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 
@@ -44,12 +44,24 @@ export function startCli(args: string[], env: Record<string, string>): Promise<{
   });
 }
 
+const dataDirs: string[] = [];
+process.on('exit', () => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A data directory for CLI runs, removed when the test process exits. */
+export function cliDataDir(): string {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-cli-'));
+  dataDirs.push(dir);
+  return dir;
+}
+
 /** The environment of CLI runs on a test database: a fresh secret key and data directory, quiet logs. */
 export function cliEnv(databaseUrl: string, extra: Record<string, string> = {}): Record<string, string> {
   return {
     DATABASE_URL: databaseUrl,
     WAGERLINE_SECRET_KEY: randomBytes(32).toString('base64'),
-    WAGERLINE_DATA_DIR: mkdtempSync(path.join(os.tmpdir(), 'wagerline-cli-')),
+    WAGERLINE_DATA_DIR: cliDataDir(),
     LOG_LEVEL: 'warn',
     ...extra,
   };
