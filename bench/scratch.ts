@@ -1,6 +1,6 @@
 // A migrated scratch database for a benchmark: on DATABASE_URL's server when set, else on an
 // embedded PostgreSQL in a temporary directory. drop() removes it (and stops the embedded server).
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
@@ -22,6 +22,7 @@ export async function scratchDatabase(prefix: string): Promise<ScratchDatabase> 
     chmodSync(tmp, 0o755);
     embedded = await startEmbedded(tmp, await freePort());
     serverUrl = embedded.url;
+    process.once('exit', () => stopLeftBehind(tmp!));
   }
   const name = `wl_bench_${prefix}_${process.pid}`;
   const admin = new pg.Client({ connectionString: serverUrl });
@@ -39,4 +40,18 @@ export async function scratchDatabase(prefix: string): Promise<ScratchDatabase> 
       if (tmp) rmSync(tmp, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A benchmark that dies before drop() (an uncaught error) would leave its embedded server running:
+ * at exit, one still running in the scratch directory gets a fast shutdown (SIGINT). The directory
+ * itself stays behind in that case.
+ */
+function stopLeftBehind(dir: string): void {
+  try {
+    const pid = Number(readFileSync(path.join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    if (pid > 0) process.kill(pid, 'SIGINT');
+  } catch {
+    // Stopped already by drop() (no pid file), or the directory is gone.
+  }
 }
