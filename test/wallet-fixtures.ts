@@ -10,7 +10,7 @@ import type { ServiceDeps } from '../src/services.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { SandboxOptions } from '../src/tools/wallet-sandbox/types.ts';
 import { testClock, testServices } from './helpers/app.ts';
-import { freshDatabase } from './helpers/db.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 
 export const CLIENT = { clientId: 'wagerline-test', clientSecret: 'sandbox-secret-123' };
 
@@ -102,8 +102,8 @@ export function reserveAndConfirm(tenantId: string) {
 }
 
 /** How many of the fixture's calls of `op` are delivered. */
-export async function deliveredCalls(db: { pool: { query: (sql: string, values: unknown[]) => Promise<{ rows: Array<{ n: number }> }> } }, op: string): Promise<number> {
-  const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE op = $1 AND status = 'delivered'", [op]);
+export async function deliveredCalls(db: TestDatabase, op: string): Promise<number> {
+  const { rows } = await db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM wallet_calls WHERE op = $1 AND status = 'delivered'", [op]);
   return rows[0]!.n;
 }
 
