@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   user_auth_unavailable: { status: 503, title: 'Frontend user authentication unavailable' },
   // wallet module
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
+  private_address: { status: 400, title: 'The URL leads to an address that is not public' },
   wallet_call_not_found: { status: 404, title: 'Wallet call not found' },
   wallet_call_not_failed: { status: 409, title: 'Wallet call is not parked as failed' },
   wallet_no_reservation: { status: 409, title: 'refundBet without a successful reservation' },

@@ -56,6 +56,7 @@ export function createServices(deps: ServiceDeps) {
     onMeetingsWritten: (tx, meetingIds) => intake.refreshRacingDays(tx, meetingIds),
   });
   const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000,
+    anyAddress: config.WAGERLINE_PRIVATE_NETWORK === 'any',
     ...(deps.log && { log: deps.log }), ...deps.userAuth });
   // Page cursors are signed with a key derived from WAGERLINE_SECRET_KEY (src/http/cursor.ts).
   const cursors = createCursorCodec(box.derive('cursor'));

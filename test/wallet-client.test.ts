@@ -61,7 +61,7 @@ test('client credentials: one shared token request, bearer on every call, renewe
   const client = createWalletHttp({ timeoutMs: 2000, clock });
   const endpoint: WalletEndpoint = {
     tenantId: 't1', url, auth: { kind: 'client_credentials', clientId: 'cid', clientSecret: 'sec' },
-    amountUnit: 'dollars', concurrency: 10, version: 'v1',
+    amountUnit: 'dollars', concurrency: 10, privateNetwork: true, version: 'v1',
   };
   seen.length = 0;
   tokenRequests = 0;
@@ -92,7 +92,7 @@ test('api key in the configured header; signing headers verify with HMAC-SHA256 
   seen.length = 0;
   const endpoint: WalletEndpoint = {
     tenantId: 't2', url, auth: { kind: 'api_key', apiKey: 'k-123', header: 'x-wallet-key' },
-    signingSecret: 'a-signing-secret-of-length', amountUnit: 'dollars', concurrency: 10, version: 'v1',
+    signingSecret: 'a-signing-secret-of-length', amountUnit: 'dollars', concurrency: 10, privateNetwork: true, version: 'v1',
   };
   const [attempt] = await client.send(endpoint, 'debit', body, 'tx');
   assert.equal(attempt!.verdict, 'success');
@@ -110,7 +110,7 @@ test('api key in the configured header; signing headers verify with HMAC-SHA256 
 test('a call with no answer is cut at the configured bound and is a retryable error', async () => {
   const client = createWalletHttp({ timeoutMs: 300 });
   const endpoint: WalletEndpoint = {
-    tenantId: 't3', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+    tenantId: 't3', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, privateNetwork: true, version: 'v1',
   };
   hang = true;
   try {
@@ -127,7 +127,7 @@ test('a call with no answer is cut at the configured bound and is a retryable er
 test('the bound runs to the last byte: headers that arrive in time do not end it', async () => {
   const client = createWalletHttp({ timeoutMs: 300 });
   const endpoint: WalletEndpoint = {
-    tenantId: 't4', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+    tenantId: 't4', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, privateNetwork: true, version: 'v1',
   };
   try {
     const [attempt] = await client.send(endpoint, 'stall', body, 'tx');
@@ -142,7 +142,7 @@ test('the bound runs to the last byte: headers that arrive in time do not end it
 test('one keep-alive connection pool per wallet origin: connections are reused, not opened per call', async () => {
   const client = createWalletHttp({ timeoutMs: 2000 });
   const endpoint: WalletEndpoint = {
-    tenantId: 't5', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+    tenantId: 't5', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, privateNetwork: true, version: 'v1',
   };
   const before = sockets;
   // undici may dispatch the next request a moment before the previous socket is back in the
@@ -167,7 +167,7 @@ test('one keep-alive connection pool per wallet origin: connections are reused, 
 test('a stop signal abandons a call in flight before the bound, and one not yet sent is not sent', async () => {
   const client = createWalletHttp({ timeoutMs: 5000 });
   const endpoint: WalletEndpoint = {
-    tenantId: 't6', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, version: 'v1',
+    tenantId: 't6', url, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' }, amountUnit: 'dollars', concurrency: 1, privateNetwork: true, version: 'v1',
   };
   hang = true;
   try {

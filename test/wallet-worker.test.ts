@@ -22,7 +22,7 @@ const sent = (transactionId: string) =>
 const foreignWallet = (tenantId: string) => upsertWalletConfig(f.db.pool, {
   tenant_id: tenantId, url: f.sandbox.url, auth_kind: 'client_credentials', client_id: CLIENT.clientId,
   client_secret_enc: createSecretBox(randomBytes(32)).seal(CLIENT.clientSecret),
-  api_key_enc: null, api_key_header: null, signing_secret_enc: null, amount_unit: 'dollars', concurrency: 5,
+  api_key_enc: null, api_key_header: null, signing_secret_enc: null, amount_unit: 'dollars', concurrency: 5, private_network: true,
 });
 
 test('a tenant whose wallet secret cannot be opened is skipped and logged once per version; the others are served', async () => {

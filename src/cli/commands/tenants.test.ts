@@ -43,6 +43,7 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
   const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload,admin', '--agencies', 'TAB', '--name', 'feed']);
   const wallet = await ok(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/api', '--auth', 'api_key',
     '--api-key', 'k-very-secret-key', '--signing-secret', 'sign-very-secret-value', '--no-verify']);
+  assert.equal(wallet.private_network, true, 'the CLI is the platform: a private address is allowed');
   const auth = await ok(['tenant', 'set-auth', t.tenant_id, '--mode', 'custom']);
   const limits = await ok(['tenant', 'set-limits', t.tenant_id, '--max-stake', '500']);
   const full = await ok(['tenant', 'show', t.tenant_id]);
@@ -56,6 +57,11 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
   for (const secret of [client.client_secret, 'k-very-secret-key', 'sign-very-secret-value']) assert.ok(!text.includes(secret), 'no secret shown');
   assert.ok(!/secret_hash|_enc"/.test(text));
 
+  await refused(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/other', '--auth', 'api_key', '--api-key', 'k', '--no-verify',
+    '--no-private-network'], /--url leads to 127\.0\.0\.1, which is not a public address/);
+  await refused(['tenant', 'set-auth', t.tenant_id, '--mode', 'jwt', '--jwks-url', 'http://localhost:9/jwks.json', '--client-id', 'web',
+    '--no-private-network'], /--jwks-url leads to localhost, which resolves to/);
+  assert.deepEqual(await ok(['tenant', 'show', t.tenant_id]), full, 'the refused commands changed nothing');
   await refused(['tenant', 'show', '00000000-0000-4000-8000-000000000000'], /no tenant with id/);
   await refused(['tenant', 'show', 'nope'], /'nope' is invalid for argument 'tenant_id': must be a UUID/);
 });

@@ -6,16 +6,19 @@ export interface UserAuthRow {
   mode: 'jwt' | 'custom';
   jwks_url: string | null;
   client_id: string | null;
+  /** The JWKS URL may lead to private addresses: the platform wrote it (docs/admin-api.md, "Private addresses"). */
+  private_network: boolean;
   updated_at: Date;
 }
 
 export async function upsertUserAuth(db: Queryable, c: Omit<UserAuthRow, 'updated_at'>): Promise<UserAuthRow> {
   const { rows } = await db.query<UserAuthRow>(
-    `INSERT INTO user_auth_configs (tenant_id, mode, jwks_url, client_id)
-     VALUES ($1, $2, $3, $4)
-     ON CONFLICT (tenant_id) DO UPDATE SET mode = $2, jwks_url = $3, client_id = $4, updated_at = clock_timestamp()
+    `INSERT INTO user_auth_configs (tenant_id, mode, jwks_url, client_id, private_network)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (tenant_id) DO UPDATE SET mode = $2, jwks_url = $3, client_id = $4, private_network = $5,
+       updated_at = clock_timestamp()
      RETURNING *`,
-    [c.tenant_id, c.mode, c.jwks_url, c.client_id],
+    [c.tenant_id, c.mode, c.jwks_url, c.client_id, c.private_network],
   );
   return rows[0]!;
 }

@@ -9,10 +9,16 @@ import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, t
 import * as q from './user-auth.queries.ts';
 import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
 import { isUuid } from '../../racing/values.ts';
+import { requirePublicHost } from '../../net/private-network.ts';
 
 export type UserAuthMode = 'jwt' | 'custom';
 
-export type SetUserAuthInput = { mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' };
+/**
+ * `privateNetwork`: whether the writer may aim the JWKS URL at a private address — the platform
+ * (the CLI, a platform token) may, and is assumed when omitted; a tenant's own admin token passes
+ * false, and the URL must then lead to public addresses, now and at every fetch (docs/admin-api.md, "Private addresses").
+ */
+export type SetUserAuthInput = ({ mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' }) & { privateNetwork?: boolean };
 
 /** A tenant's user-auth configuration, as `tenant set-auth` prints it. */
 export interface UserAuthView {
@@ -20,6 +26,7 @@ export interface UserAuthView {
   mode: UserAuthMode;
   jwks_url: string | null;
   client_id: string | null;
+  private_network: boolean;
   updated_at: string;
 }
 
@@ -44,6 +51,8 @@ export interface UserAuthServiceDeps {
   configTtlMs?: number;
   /** How long a verified user token is reused without checking its signature again (default 60 s; 0: never). */
   verifiedTokenTtlMs?: number;
+  /** WAGERLINE_PRIVATE_NETWORK=any: every tenant's JWKS may be at any address. */
+  anyAddress?: boolean;
   /** Operator-facing events (a tenant's JWKS unavailable). */
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
@@ -62,6 +71,7 @@ function viewOf(row: q.UserAuthRow): UserAuthView {
     mode: row.mode,
     jwks_url: row.jwks_url,
     client_id: row.client_id,
+    private_network: row.private_network,
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -89,12 +99,13 @@ function checkClientId(raw: unknown): string {
 
 /** Checks set-auth's input, untyped at the CLI's edge, into a row. */
 function rowOf(tenantId: string, input: Record<string, unknown>): Omit<q.UserAuthRow, 'updated_at'> {
+  const private_network = input.privateNetwork !== false;
   if (input.mode === 'custom') {
     if (input.jwksUrl !== undefined || input.clientId !== undefined) throw bad('--jwks-url and --client-id belong to --mode jwt; custom mode takes neither');
-    return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null };
+    return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null, private_network };
   }
   if (input.mode === 'jwt') {
-    return { tenant_id: tenantId, mode: 'jwt', jwks_url: checkJwksUrl(input.jwksUrl), client_id: checkClientId(input.clientId) };
+    return { tenant_id: tenantId, mode: 'jwt', jwks_url: checkJwksUrl(input.jwksUrl), client_id: checkClientId(input.clientId), private_network };
   }
   throw bad(`--mode must be jwt or custom, got ${JSON.stringify(input.mode)}`);
 }
@@ -149,7 +160,10 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
   }
 
   async function authenticateJwt(tenantId: string, token: string, { row, tenantName }: Loaded): Promise<FrontendUser> {
-    const tenant: JwtTenant = { tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString() };
+    const tenant: JwtTenant = {
+      tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString(),
+      publicOnly: !row.private_network && !deps.anyAddress,
+    };
     const userId = await verifier.verify(token, tenant);
     // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
     return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' } };
@@ -172,6 +186,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       const id = requireUuid(tenantId);
       const values = rowOf(id, input as unknown as Record<string, unknown>);
       await tenants.requireTenant(id);
+      if (values.jwks_url && !values.private_network && !deps.anyAddress) await requirePublicHost(values.jwks_url, '--jwks-url');
       const row = await q.upsertUserAuth(db, values);
       loaded.delete(id);
       return viewOf(row);

@@ -2,8 +2,9 @@
 // tenant's JWKS, exp/nbf with 60 s leeway on the injected clock, then the claims the spec names:
 // client_id (the tenant's), token_use = access, aud = username = the user's UUID. Each refusal
 // names one reason (docs/frontend.md); no message carries the token or a raw claim it could hide in.
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../errors.ts';
+import { publicOnlyFetch } from '../../net/private-network.ts';
 import { unauthenticated } from './user-auth.headers.ts';
 import { isUuid } from '../../racing/values.ts';
 import { createVerifiedTokenCache } from './verified-tokens.ts';
@@ -16,6 +17,8 @@ export const LEEWAY_SECONDS = 60;
 export interface JwtTenant {
   tenantId: string;
   jwksUrl: string;
+  /** Fetch the JWKS from public addresses only (a URL a tenant's admin token set). */
+  publicOnly?: boolean;
   clientId: string;
   version: string;
 }
@@ -111,6 +114,7 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
       cooldownDuration: options.cooldownMs,
       timeoutDuration: options.timeoutMs,
       cacheMaxAge: options.cacheMaxAgeMs,
+      ...(tenant.publicOnly && { [customFetch]: publicOnlyFetch }),
     });
     const getKey: JWTVerifyGetKey = async (header, token) => {
       try {

@@ -52,9 +52,11 @@ test('tenant show and client list answer the same JSON as the CLI', async () => 
 });
 
 test('wallet, auth and limits: set, shown without secrets; bad bodies are 400', async () => {
-  const wallet = await call('PUT', `${T()}/wallet`, { url: 'http://127.0.0.1:9/api', auth: 'api_key', api_key: 'very-secret-key', verify: false });
+  // A public address (the tenant's own token may set no other); never called: verify is off.
+  const wallet = await call('PUT', `${T()}/wallet`, { url: 'http://93.184.215.14:9/api', auth: 'api_key', api_key: 'very-secret-key', verify: false });
   assert.equal(wallet.statusCode, 200, wallet.body);
   assert.equal(wallet.json().auth, 'api_key');
+  assert.equal(wallet.json().private_network, false);
   assert.equal(wallet.json().api_key_header, 'x-api-key');
   assert.ok(!wallet.body.includes('very-secret-key'));
   const auth = await call('PUT', `${T()}/auth`, { mode: 'custom' });
@@ -71,6 +73,31 @@ test('wallet, auth and limits: set, shown without secrets; bad bodies are 400', 
   assert.equal((await call('PUT', `${T()}/wallet`, { url: 'http://x', auth: 'api_key', api_key: 'k', verify: false, extra: 1 })).statusCode, 400);
   assert.equal((await call('PUT', `${T()}/auth`, { mode: 'jwt' })).statusCode, 400);
   assert.equal((await call('PUT', `${T()}/limits`, { max_stake: 'lots' })).statusCode, 400);
+});
+
+test('private addresses: a tenant\'s own token may not aim its wallet or JWKS at one (400), nor allow it (403); a platform token may', async () => {
+  const privateWallet = { url: 'http://127.0.0.1:9/api', auth: 'api_key', api_key: 'k', verify: false };
+  const tenantWallet = await call('PUT', `${T()}/wallet`, privateWallet);
+  assert.equal(tenantWallet.statusCode, 400, tenantWallet.body);
+  assert.equal(tenantWallet.json().code, 'private_address');
+  assert.match(tenantWallet.json().detail, /^--url leads to 127\.0\.0\.1, which is not a public address; only the platform/);
+  const asked = await call('PUT', `${T()}/wallet`, { ...privateWallet, private_network: true });
+  assert.equal(asked.statusCode, 403, asked.body);
+  assert.match(asked.json().detail, /only the platform may let a tenant's URL lead to a private address/);
+  const jwks = await call('PUT', `${T()}/auth`, { mode: 'jwt', jwks_url: 'http://localhost:9/jwks.json', client_id: 'web' });
+  assert.equal(jwks.statusCode, 400, jwks.body);
+  assert.match(jwks.json().detail, /^--jwks-url leads to localhost, which resolves to .+, not a public address/);
+
+  const platform = await seedClient(ctx, { scopes: ['admin', 'platform'] });
+  const byPlatform = await call('PUT', `${T()}/wallet`, privateWallet, platform.auth);
+  assert.equal(byPlatform.statusCode, 200, byPlatform.body);
+  assert.equal(byPlatform.json().private_network, true);
+  const restricted = await call('PUT', `${T()}/wallet`, { ...privateWallet, private_network: false }, platform.auth);
+  assert.equal(restricted.json().code, 'private_address', 'a platform token may restrict a tenant as its own token is');
+  const auth = await call('PUT', `${T()}/auth`, { mode: 'jwt', jwks_url: 'http://localhost:9/jwks.json', client_id: 'web' }, platform.auth);
+  assert.equal(auth.statusCode, 200, auth.body);
+  assert.equal(auth.json().private_network, true);
+  assert.equal((await call('GET', T())).json().wallet.url, 'http://127.0.0.1:9/api', 'the refused writes changed nothing');
 });
 
 test('clients: create, rotate-secret, revoke; a client of another tenant is a 404', async () => {

@@ -2,10 +2,11 @@
 // clients, its wallet, its frontend user auth and its limits — the same changes and the same JSON
 // as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only (a
 // `platform` token on any: http/tenant-reach.ts); the platform's own routes are in platform.http.ts.
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { problemResponses } from '../../http/problem.ts';
-import { tenantInReach } from '../../http/tenant-reach.ts';
+import { AppError } from '../../errors.ts';
+import { isPlatform, tenantInReach } from '../../http/tenant-reach.ts';
 import { requirePlatformFor } from './cross-tenant.ts';
 import type { TenantOverviewService } from './tenant-overview.ts';
 import type { TenantService } from './tenants.service.ts';
@@ -18,7 +19,24 @@ const ClientParams = Type.Object({
 });
 const Text = (description: string, maxLength = 500) => Type.String({ maxLength, description });
 const Codes = (description: string) => Type.Array(Type.String({ maxLength: 32 }), { maxItems: 100, description });
+const PrivateNetwork = Type.Optional(Type.Boolean({
+  description: 'Whether the URL may lead to a private address (loopback, RFC 1918, link-local…). Only a platform token may set true, and is taken to when it omits it; '
+    + 'with a tenant\'s own token the URL must lead to public addresses, checked when saved and at every connection (docs/admin-api.md, "Private addresses")',
+}));
 const Limit = Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { description: 'Dollars as decimal text ("500"); null removes the limit; omitted keeps it' });
+
+/**
+ * Whether the URL a request sets may lead to private addresses: a platform token's choice (yes
+ * unless it says no); never a tenant's own token's, or it could reach into our network (403).
+ */
+function privateNetworkOf(request: FastifyRequest, asked: boolean | undefined): boolean {
+  if (isPlatform(request.principal)) return asked ?? true;
+  if (asked) {
+    throw new AppError('insufficient_scope', 'only the platform may let a tenant\'s URL lead to a private address '
+      + '(wagerline tenant set-wallet / set-auth, or a token with scope "platform"); omit private_network');
+  }
+  return false;
+}
 
 /** The services the admin routes of a tenant use (all built by the composition root). */
 export interface TenantAdminDeps {
@@ -67,6 +85,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
         amount_unit: Type.Optional(Type.Union([Type.Literal('dollars'), Type.Literal('cents')])),
         concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
         verify: Type.Optional(Type.Boolean({ description: 'Check the wallet answers before saving (default true, as the CLI)' })),
+        private_network: PrivateNetwork,
       }, { additionalProperties: false }),
     },
   }, async (request) => {
@@ -75,6 +94,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       url: b.url, auth: b.auth, clientId: b.client_id, clientSecret: b.client_secret, apiKey: b.api_key,
       apiKeyHeader: b.auth === 'api_key' ? (b.api_key_header ?? 'x-api-key') : b.api_key_header,
       signingSecret: b.signing_secret, amountUnit: b.amount_unit ?? 'dollars', concurrency: b.concurrency ?? 50, verify: b.verify ?? true,
+      privateNetwork: privateNetworkOf(request, b.private_network as boolean | undefined),
     };
     return deps.wallet.setWallet({ tenantId: tenantInReach(request), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) } as never);
   });
@@ -88,11 +108,15 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
         mode: Type.Union([Type.Literal('jwt'), Type.Literal('custom')]),
         jwks_url: Type.Optional(Text('jwt: URL of the tenant\'s JWKS', 2000)),
         client_id: Type.Optional(Text('jwt: the client_id claim the tenant\'s tokens carry', 200)),
+        private_network: PrivateNetwork,
       }, { additionalProperties: false }),
     },
   }, async (request) => {
-    const b = request.body as { mode: string; jwks_url?: string; client_id?: string };
-    const input = { mode: b.mode, ...(b.jwks_url !== undefined && { jwksUrl: b.jwks_url }), ...(b.client_id !== undefined && { clientId: b.client_id }) };
+    const b = request.body as { mode: string; jwks_url?: string; client_id?: string; private_network?: boolean };
+    const input = {
+      mode: b.mode, ...(b.jwks_url !== undefined && { jwksUrl: b.jwks_url }), ...(b.client_id !== undefined && { clientId: b.client_id }),
+      privateNetwork: privateNetworkOf(request, b.private_network),
+    };
     return deps.users.setAuth(tenantInReach(request), input as never);
   });
 

@@ -24,7 +24,7 @@ export type { OpenGroup } from './delivery/reserve.ts';
 
 export type WalletSettings = Pick<Config,
   'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>
-  & Partial<Pick<Config, 'WAGERLINE_WALLET_PLACEMENT_WINDOW_MS'>>;
+  & Partial<Pick<Config, 'WAGERLINE_WALLET_PLACEMENT_WINDOW_MS' | 'WAGERLINE_PRIVATE_NETWORK'>>;
 
 export interface WalletServiceDeps {
   db: Pool;
@@ -41,7 +41,8 @@ export interface WalletServiceDeps {
 export function createWalletService(deps: WalletServiceDeps) {
   const { db, box, config } = deps;
   const clock = deps.clock ?? (() => new Date());
-  const http = createWalletHttp({ timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS, clock });
+  const anyAddress = config.WAGERLINE_PRIVATE_NETWORK === 'any';
+  const http = createWalletHttp({ timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS, clock, anyAddress });
   const controls = createWalletControls({ db, clock });
   const metrics: WalletMetrics | undefined = deps.registry ? createWalletMetrics(deps.registry, db, clock) : undefined;
   // A started worker sends the next call of each placement of this process at commit.
@@ -53,7 +54,7 @@ export function createWalletService(deps: WalletServiceDeps) {
     clock,
     /** The tenant's wallet configuration without secrets, or null when it has none. */
     getWallet: (tenantId: string) => getWallet(db, tenantId),
-    setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants, timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS }, input),
+    setWallet: (input: SetWalletInput) => setWallet({ db, box, tenants: deps.tenants, timeoutMs: config.WAGERLINE_WALLET_TIMEOUT_MS, anyAddress }, input),
     /** Queues a durable call in the caller's transaction (see outbox/enqueue.ts). */
     enqueue: (tx: Queryable, input: WalletCallInput) => enqueueWalletCall(tx, input, { clock }),
     /** Queues many durable calls in the caller's transaction, all or none, a bet's in array order. */

@@ -5,7 +5,9 @@
 //   move money (no bet, no transactionId, no amount); a wallet that takes the key refuses the body
 //   with a 4xx in the error shape of spec 2.6; one that refuses the key answers 401 or 403.
 // Each exchange is bounded by WAGERLINE_WALLET_TIMEOUT_MS. A refusal says why, in one line.
+import { fetch } from 'undici';
 import { AppError } from '../../../errors.ts';
+import { PRIVATE_ADDRESS, publicOnlyDispatcher } from '../../../net/private-network.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
 import type { WalletAuth } from '../delivery/http-client.ts';
 
@@ -13,6 +15,8 @@ export interface WalletToVerify {
   url: string;
   auth: WalletAuth;
   signingSecret?: string;
+  /** Connect to public addresses only (a URL a tenant's admin token set). */
+  publicOnly?: boolean;
 }
 
 interface Answer {
@@ -23,7 +27,7 @@ interface Answer {
 
 const NO_CONNECTION: Record<string, string> = {
   ECONNREFUSED: 'connection refused', ENOTFOUND: 'unknown host', EAI_AGAIN: 'the host name could not be resolved',
-  EHOSTUNREACH: 'host unreachable', ENETUNREACH: 'network unreachable', ECONNRESET: 'connection reset',
+  EHOSTUNREACH: 'host unreachable', [PRIVATE_ADDRESS]: 'the host is not at a public address', ENETUNREACH: 'network unreachable', ECONNRESET: 'connection reset',
 };
 
 const refuse = (reason: string) =>
@@ -43,11 +47,12 @@ function shown(a: Answer): string {
   return `HTTP ${a.status} with ${what}`;
 }
 
-async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<Answer> {
-  let response: Response;
+async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number, publicOnly?: boolean): Promise<Answer> {
+  let response: Awaited<ReturnType<typeof fetch>>;
   try {
     response = await fetch(url, {
       method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs),
+      ...(publicOnly && { dispatcher: publicOnlyDispatcher() }),
       headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers },
     });
   } catch (error) {
@@ -75,7 +80,7 @@ function endpoint(base: string, path: string): string {
 async function verifyClientCredentials(w: WalletToVerify & { auth: { kind: 'client_credentials' } }, timeoutMs: number): Promise<string> {
   const url = endpoint(w.url, 'auth/token');
   const body = JSON.stringify({ grant_type: 'client_credentials', client_id: w.auth.clientId, client_secret: w.auth.clientSecret });
-  const a = await post(url, body, {}, timeoutMs);
+  const a = await post(url, body, {}, timeoutMs, w.publicOnly);
   if (a.status >= 200 && a.status < 300 && typeof a.json?.access_token === 'string') return `POST ${url} issued a token`;
   if (a.status === 400 || a.status === 401 || a.status === 403) {
     throw refuse(`the wallet refused the client credentials: POST ${url} answered ${shown(a)}`);
@@ -92,7 +97,7 @@ async function verifyApiKey(w: WalletToVerify & { auth: { kind: 'api_key' } }, t
     headers[TIMESTAMP_HEADER] = timestamp;
     headers[SIGNATURE_HEADER] = signature(w.signingSecret, timestamp, body);
   }
-  const a = await post(url, body, headers, timeoutMs);
+  const a = await post(url, body, headers, timeoutMs, w.publicOnly);
   if (a.status === 401 || a.status === 403) throw refuse(`the wallet refused the API key (header ${w.auth.header}, ${w.signingSecret ? 'signed' : 'unsigned'}): POST ${url} answered ${shown(a)}`);
   const errorShape = typeof a.json?.message === 'string' && typeof a.json?.code === 'string' && a.json?.statusCode === a.status;
   if (a.status >= 400 && a.status < 500 && errorShape) return `POST ${url} took the key and refused an empty body (${a.status} ${String(a.json!.code)})`;

@@ -12,20 +12,22 @@ export interface WalletConfigRow {
   signing_secret_enc: string | null;
   amount_unit: 'dollars' | 'cents';
   concurrency: number;
+  /** The URL may lead to private addresses: the platform wrote it (docs/admin-api.md, "Private addresses"). */
+  private_network: boolean;
   updated_at: Date;
 }
 
 export async function upsertWalletConfig(db: Queryable, c: Omit<WalletConfigRow, 'updated_at'>): Promise<WalletConfigRow> {
   const { rows } = await db.query<WalletConfigRow>(
     `INSERT INTO wallet_configs (tenant_id, url, auth_kind, client_id, client_secret_enc, api_key_enc, api_key_header,
-                                 signing_secret_enc, amount_unit, concurrency)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                                 signing_secret_enc, amount_unit, concurrency, private_network)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (tenant_id) DO UPDATE SET url = $2, auth_kind = $3, client_id = $4, client_secret_enc = $5,
        api_key_enc = $6, api_key_header = $7, signing_secret_enc = $8, amount_unit = $9, concurrency = $10,
-       updated_at = clock_timestamp()
+       private_network = $11, updated_at = clock_timestamp()
      RETURNING *`,
     [c.tenant_id, c.url, c.auth_kind, c.client_id, c.client_secret_enc, c.api_key_enc, c.api_key_header,
-      c.signing_secret_enc, c.amount_unit, c.concurrency],
+      c.signing_secret_enc, c.amount_unit, c.concurrency, c.private_network],
   );
   return rows[0]!;
 }

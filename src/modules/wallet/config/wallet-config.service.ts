@@ -7,6 +7,7 @@ import { AppError } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
+import { requirePublicHost } from '../../../net/private-network.ts';
 import { verifyWallet } from './verify-wallet.ts';
 import * as q from './wallet-config.queries.ts';
 
@@ -23,6 +24,12 @@ export interface SetWalletInput {
   concurrency?: number;
   /** Check the wallet answers and takes the credentials before saving (verify-wallet.ts). */
   verify?: boolean;
+  /**
+   * Whether the writer may aim the wallet at a private address: the platform (the CLI, a platform
+   * token) may, and is assumed when omitted; a tenant's own admin token passes false, and then
+   * the URL must lead to public addresses, now and at every connection (docs/admin-api.md, "Private addresses").
+   */
+  privateNetwork?: boolean;
 }
 
 /** What set-wallet prints: the configuration without any secret. */
@@ -35,6 +42,7 @@ export interface WalletConfigView {
   signed: boolean;
   amount_unit: AmountUnit;
   concurrency: number;
+  private_network: boolean;
   updated_at: string;
 }
 
@@ -64,6 +72,7 @@ export function viewOf(row: q.WalletConfigRow): WalletConfigView {
     signed: row.signing_secret_enc !== null,
     amount_unit: row.amount_unit,
     concurrency: row.concurrency,
+    private_network: row.private_network,
     updated_at: row.updated_at.toISOString(),
   };
 }
@@ -80,6 +89,7 @@ export function endpointOf(row: q.WalletConfigRow, box: SecretBox): WalletEndpoi
     ...(row.signing_secret_enc && { signingSecret: box.open(row.signing_secret_enc) }),
     amountUnit: row.amount_unit,
     concurrency: row.concurrency,
+    privateNetwork: row.private_network,
     version: row.updated_at.toISOString(),
   };
 }
@@ -103,7 +113,7 @@ export type SetWalletResult = WalletConfigView & {
 };
 
 export async function setWallet(
-  deps: { db: Pool; box: SecretBox; tenants: TenantService; timeoutMs: number },
+  deps: { db: Pool; box: SecretBox; tenants: TenantService; timeoutMs: number; anyAddress?: boolean },
   input: SetWalletInput,
 ): Promise<SetWalletResult> {
   const { db, box } = deps;
@@ -128,9 +138,12 @@ export async function setWallet(
   } else {
     throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
   }
+  const privateNetwork = input.privateNetwork ?? true;
+  const publicOnly = !privateNetwork && !deps.anyAddress;
+  if (publicOnly) await requirePublicHost(url, '--url');
   // Checked before anything is saved: a configuration the wallet refuses would park every call.
   const verified = input.verify
-    ? await verifyWallet({ url, auth, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
+    ? await verifyWallet({ url, auth, publicOnly, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
     : null;
   const row = await q.upsertWalletConfig(db, {
     tenant_id: input.tenantId,
@@ -138,6 +151,7 @@ export async function setWallet(
     signing_secret_enc: input.signingSecret ? box.seal(input.signingSecret) : null,
     amount_unit: unit,
     concurrency,
+    private_network: privateNetwork,
     ...(auth.kind === 'client_credentials'
       ? { auth_kind: 'client_credentials', client_id: auth.clientId, client_secret_enc: box.seal(auth.clientSecret), api_key_enc: null, api_key_header: null }
       : { auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: box.seal(auth.apiKey), api_key_header: auth.header }),

@@ -3,6 +3,7 @@
 // 10-second bound on every call (spec 8) and the 401 → renew once → resend rule.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { PRIVATE_ADDRESS, publicOnlyConnector } from '../../../net/private-network.ts';
 import { classifyResponse, type Verdict } from '../../../wallet-protocol/responses.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
 
@@ -18,6 +19,8 @@ export interface WalletEndpoint {
   signingSecret?: string;
   amountUnit: 'dollars' | 'cents';
   concurrency: number;
+  /** The platform wrote the configuration: its URL may lead to private addresses. */
+  privateNetwork: boolean;
   version: string;
 }
 
@@ -39,7 +42,7 @@ export interface Attempt {
 }
 
 /** Connection errors before any byte of the request left: the wallet cannot have seen it. */
-const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN']);
+const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', PRIVATE_ADDRESS]);
 
 const RECORDED_BODY_BYTES = 4096;
 
@@ -53,17 +56,26 @@ interface CachedToken {
 export interface WalletHttpOptions {
   timeoutMs: number;
   clock?: () => Date;
+  /** WAGERLINE_PRIVATE_NETWORK=any: every wallet may be at any address. */
+  anyAddress?: boolean;
 }
 
-export function createWalletHttp({ timeoutMs, clock = () => new Date() }: WalletHttpOptions) {
+export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddress = false }: WalletHttpOptions) {
   const pools = new Map<string, Pool>();
   const tokens = new Map<string, CachedToken>();
 
-  function poolFor(origin: string): Pool {
-    let pool = pools.get(origin);
+  /**
+   * One pool per origin and reach: a wallet a tenant's admin token configured connects to public
+   * addresses only, checked as each connection opens (docs/admin-api.md, "Private addresses").
+   */
+  function poolFor(origin: string, endpoint: WalletEndpoint): Pool {
+    const publicOnly = !anyAddress && !endpoint.privateNetwork;
+    const key = `${publicOnly ? 'public' : 'any'} ${origin}`;
+    let pool = pools.get(key);
     if (!pool) {
-      pool = new Pool(origin, { connections: 1024, keepAliveTimeout: 30_000, connectTimeout: timeoutMs });
-      pools.set(origin, pool);
+      const options = { connections: 1024, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
+      pool = new Pool(origin, publicOnly ? { ...options, connect: publicOnlyConnector({ timeout: timeoutMs }) } : options);
+      pools.set(key, pool);
     }
     return pool;
   }
@@ -73,14 +85,14 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
    * sooner: the worker uses it when its lease on the call is lost, so no call is ever in flight
    * from two senders at once.
    */
-  async function post(url: URL, body: string, headers: Record<string, string>, stop?: AbortSignal) {
+  async function post(endpoint: WalletEndpoint, url: URL, body: string, headers: Record<string, string>, stop?: AbortSignal) {
     if (stop?.aborted) throw new Error(`not sent: ${String(stop.reason)}`);
     const controller = new AbortController();
     const timer = setTimeout(() => controller.abort(), timeoutMs);
     const onStop = () => controller.abort();
     stop?.addEventListener('abort', onStop, { once: true });
     try {
-      const response = await poolFor(url.origin).request({
+      const response = await poolFor(url.origin, endpoint).request({
         path: url.pathname + url.search,
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers },
@@ -110,7 +122,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
   async function fetchToken(endpoint: WalletEndpoint & { auth: { kind: 'client_credentials' } }): Promise<{ token: string; ttl: number }> {
     const body = JSON.stringify({ grant_type: 'client_credentials', client_id: endpoint.auth.clientId, client_secret: endpoint.auth.clientSecret });
     // Shared by concurrent callers, so not tied to any one caller's stop signal.
-    const { status, text } = await post(endpointUrl(endpoint, 'auth/token'), body, {});
+    const { status, text } = await post(endpoint, endpointUrl(endpoint, 'auth/token'), body, {});
     let parsed: { access_token?: unknown; expires_in?: unknown } | undefined;
     try {
       parsed = JSON.parse(text);
@@ -180,7 +192,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date() }: Wallet
       headers[SIGNATURE_HEADER] = signature(endpoint.signingSecret, timestamp, body);
     }
     try {
-      const { status, text } = await post(endpointUrl(endpoint, op), body, headers, stop);
+      const { status, text } = await post(endpoint, endpointUrl(endpoint, op), body, headers, stop);
       const classified = classifyResponse(status, text);
       return { startedAt, durationMs: took(), httpStatus: status, responseBody: text.slice(0, RECORDED_BODY_BYTES), error: null, ...classified, token: auth.token };
     } catch (error) {

@@ -1,0 +1,104 @@
+// Outbound calls to URLs a tenant chose (its wallet, its JWKS) must not become a way into our own
+// network: a tenant's admin token could otherwise aim wagerline at a loopback, private or
+// link-local address (cloud metadata, an internal service) and learn from what comes back or
+// how long it takes. For such a URL every address is checked twice: when it is saved (a clear
+// refusal) and when each connection opens, after DNS answers (a name that resolved to a public
+// address when saved may resolve to a private one later). docs/admin-api.md, "Private addresses".
+import dns from 'node:dns';
+import net from 'node:net';
+import ipaddr from 'ipaddr.js';
+import { Agent, buildConnector, fetch, type RequestInit } from 'undici';
+import { AppError } from '../errors.ts';
+
+/** The code of a connection refused because its address is not public. */
+export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
+
+/**
+ * Whether an address is globally routable unicast. IPv4 inside IPv6 (mapped, NAT64) is judged
+ * by the IPv4 address it carries; every other special range (loopback, RFC 1918, link-local,
+ * carrier-grade NAT, unique-local, multicast, documentation, reserved) is not public.
+ */
+export function isPublicAddress(address: string): boolean {
+  if (!ipaddr.isValid(address)) return false;
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  const v6 = parsed as ipaddr.IPv6;
+  const range = v6.range();
+  if (range === 'ipv4Mapped') return v6.toIPv4Address().range() === 'unicast';
+  if (range === 'rfc6052' && v6.parts[1] === 0xff9b && v6.parts.slice(2, 6).every((p) => p === 0)) {
+    const [hi, lo] = [v6.parts[6]!, v6.parts[7]!];
+    return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]).range() === 'unicast';
+  }
+  return range === 'unicast';
+}
+
+function refusal(host: string, address: string): Error {
+  const shown = host === address ? address : `${host} (${address})`;
+  return Object.assign(new Error(`${shown} is not a public address; this tenant's URLs may only lead to public addresses`), { code: PRIVATE_ADDRESS });
+}
+
+type LookupCallback = (error: Error | null, address: string | dns.LookupAddress[], family?: number) => void;
+
+/** dns.lookup for net.connect that fails when any address the name resolves to is not public. */
+export function publicOnlyLookup(hostname: string, options: dns.LookupOptions, callback: LookupCallback): void {
+  dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
+    if (error) return callback(error, []);
+    const denied = addresses.find((a) => !isPublicAddress(a.address));
+    if (denied) return callback(refusal(hostname, denied.address), []);
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0]!;
+    callback(null, first.address, first.family);
+  });
+}
+
+/**
+ * An undici connector that opens connections to public addresses only. A literal IP in the URL
+ * never goes through DNS, so it is checked here; a name is checked by publicOnlyLookup.
+ */
+export function publicOnlyConnector(options: buildConnector.BuildOptions): buildConnector.connector {
+  const connect = buildConnector({ ...options, lookup: publicOnlyLookup } as buildConnector.BuildOptions);
+  return (target, callback) => {
+    const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+    if (net.isIP(host) && !isPublicAddress(host)) return callback(refusal(host, host), null);
+    return connect(target, callback);
+  };
+}
+
+let shared: Agent | undefined;
+
+/**
+ * A dispatcher for undici's fetch that reaches public addresses only (a tenant's JWKS, the check
+ * of its wallet), shared by the process. Callers bound each request with their own signal.
+ */
+export function publicOnlyDispatcher(): Agent {
+  shared ??= new Agent({ connect: publicOnlyConnector({ timeout: 10_000 }) });
+  return shared;
+}
+
+/** fetch through publicOnlyDispatcher, in the shape of the global fetch (jose's customFetch). */
+export const publicOnlyFetch = ((url: string, init: RequestInit) =>
+  fetch(url, { ...init, dispatcher: publicOnlyDispatcher() })) as unknown as typeof globalThis.fetch;
+
+/**
+ * The save-time check of a URL that must lead to public addresses: refused (400) when the host is
+ * an address or a name with any address that is not public. A name that does not resolve now is
+ * let through (it may exist later; every connection is checked anyway).
+ */
+export async function requirePublicHost(url: string, option: string): Promise<void> {
+  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  let addresses: string[];
+  if (net.isIP(host)) {
+    addresses = [host];
+  } else {
+    try {
+      addresses = (await dns.promises.lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      return;
+    }
+  }
+  const denied = addresses.find((a) => !isPublicAddress(a));
+  if (denied === undefined) return;
+  const where = host === denied ? `${denied}, which is` : `${host}, which resolves to ${denied},`;
+  throw new AppError('private_address', `${option} leads to ${where} not a public address; `
+    + 'only the platform may configure a URL on a private network (wagerline tenant set-wallet / set-auth, or the admin API with a platform token)');
+}
