@@ -31,24 +31,26 @@ async function storedWallet(url: string, privateNetwork: boolean): Promise<void>
     [f.tenantId, url, privateNetwork]);
 }
 
-test('a tenant-set wallet whose name now resolves to a private address is never called; the attempt says why and counts as not sent', async () => {
-  const platformUrl = f.sandbox.url;
-  await storedWallet(localhost(platformUrl), false);
-  const refused = credit();
-  const [call] = await f.enqueue(refused);
-  await f.worker.drain();
-  const [attempt] = await f.attempts(call!.transactionId);
-  assert.match(String(attempt?.error), /localhost \(127\.0\.0\.1\) is not a public address/);
-  assert.equal(attempt?.http_status, null);
-  assert.equal(sentTo(refused.betId).length, 0, 'the sandbox saw nothing of it');
+test('a wallet whose name now resolves to a private address is never called; the attempt says why (not where) and counts as not sent', async () => {
+  try {
+    await storedWallet(localhost(f.sandbox.url), false);
+    const refused = credit();
+    const [call] = await f.enqueue(refused);
+    await f.worker.drain();
+    const [attempt] = await f.attempts(call!.transactionId);
+    assert.match(String(attempt?.error), /^EPRIVATEADDRESS: localhost resolves to an address that is not public; this URL may only lead to public addresses$/);
+    assert.equal(attempt?.http_status, null);
+    assert.equal(sentTo(refused.betId).length, 0, 'the sandbox saw nothing of it');
 
-  // The same URL written by the platform is called: only the guard kept the first one away.
-  await storedWallet(localhost(platformUrl), true);
-  const allowed = credit();
-  await f.enqueue(allowed);
-  await f.worker.drain();
-  assert.deepEqual(sentTo(allowed.betId).map((r) => [r.op, r.status]), [['credit', 200]]);
-  await storedWallet(platformUrl, true);
+    // The same URL with the platform's --private-network is called: only the guard kept the first one away.
+    await storedWallet(localhost(f.sandbox.url), true);
+    const allowed = credit();
+    await f.enqueue(allowed);
+    await f.worker.drain();
+    assert.deepEqual(sentTo(allowed.betId).map((r) => [r.op, r.status]), [['credit', 200]]);
+  } finally {
+    await storedWallet(f.sandbox.url, true);
+  }
 });
 
 test('set-wallet for a tenant\'s admin: a private URL is refused (private_address) and nothing is saved; WAGERLINE_PRIVATE_NETWORK=any lets it through', async () => {
@@ -61,13 +63,13 @@ test('set-wallet for a tenant\'s admin: a private URL is refused (private_addres
 
   const anyAddress = testServices(f.db, f.box, { settings: { ...f.settings, WAGERLINE_PRIVATE_NETWORK: 'any' } });
   try {
-    const saved = await anyAddress.wallet.setWallet({ ...input, verify: true });
+    const saved = await anyAddress.wallet.setWallet({ ...input, url: localhost(f.sandbox.url), verify: true });
     assert.match(String(saved.verified), /issued a token/, 'the check reached the wallet');
     assert.equal(saved.private_network, false, 'stored as the tenant wrote it: restricted again if the policy changes');
   } finally {
     await anyAddress.close();
+    await storedWallet(f.sandbox.url, true);
   }
-  await storedWallet(f.sandbox.url, true);
 });
 
 test('a tenant-set JWKS URL leading to a private address is never fetched: its users get 503 user_auth_unavailable', async () => {
@@ -78,7 +80,11 @@ test('a tenant-set JWKS URL leading to a private address is never fetched: its u
       (e: unknown) => e instanceof AppError && e.code === 'private_address' && e.message.startsWith('--jwks-url leads to 127.0.0.1'));
     assert.equal(await services.users.getAuth(tenantId), null, 'nothing saved');
 
-    await services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: localhost(jwks.url), clientId: jwks.clientId });
+    // A host name the platform gave without its word must resolve to public addresses too.
+    await assert.rejects(services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: localhost(jwks.url), clientId: jwks.clientId }),
+      (e: unknown) => e instanceof AppError && e.code === 'private_address' && e.message.startsWith('--jwks-url leads to localhost, which resolves to'));
+    const saved = await services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: localhost(jwks.url), clientId: jwks.clientId, privateNetwork: true });
+    assert.equal(saved.private_network, true);
     await f.db.pool.query('UPDATE user_auth_configs SET private_network = false, updated_at = clock_timestamp() WHERE tenant_id = $1', [tenantId]);
     const headers = { authorization: `Bearer ${await jwks.token(randomUUID())}`, 'x-tenant-id': tenantId };
     await assert.rejects(services.users.authenticate(headers), (e: unknown) => e instanceof AppError && e.code === 'user_auth_unavailable');
@@ -88,6 +94,21 @@ test('a tenant-set JWKS URL leading to a private address is never fetched: its u
     const user = await services.users.authenticate(headers);
     assert.equal(user.tenantId, tenantId);
     assert.equal(jwks.fetches, 1, 'the platform\'s configuration fetches it');
+  } finally {
+    await services.close();
+  }
+});
+
+test('WAGERLINE_PRIVATE_NETWORK=any: a tenant-set JWKS on a private address is saved and fetched', async () => {
+  const services = testServices(f.db, f.box, { settings: { WAGERLINE_PRIVATE_NETWORK: 'any' }, userAuth: { configTtlMs: 0, jwksTimeoutMs: 1000 } });
+  try {
+    const tenantId = (await services.tenants.createTenant({ name: 'Any JWKS' })).tenant_id;
+    const saved = await services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: localhost(jwks.url), clientId: jwks.clientId, privateNetwork: false });
+    assert.equal(saved.private_network, false);
+    const fetches = jwks.fetches;
+    const user = await services.users.authenticate({ authorization: `Bearer ${await jwks.token(randomUUID())}`, 'x-tenant-id': tenantId });
+    assert.equal(user.tenantId, tenantId);
+    assert.equal(jwks.fetches, fetches + 1);
   } finally {
     await services.close();
   }

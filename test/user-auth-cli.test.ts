@@ -40,10 +40,13 @@ async function refused(args: string[], pattern: RegExp) {
 test('tenant set-auth: jwt and custom, and a one-line error for each mistake', async () => {
   const { tenant_id: id } = await ok(['tenant', 'create', '--name', 'Set Auth Bet']);
   const jwt = await ok(['tenant', 'set-auth', id, '--mode', 'jwt', '--jwks-url', 'https://idp.example.com/.well-known/jwks.json', '--client-id', 'web-app']);
-  assert.deepEqual(Object.keys(jwt).sort(), ['client_id', 'jwks_url', 'mode', 'tenant_id', 'updated_at']);
-  assert.deepEqual({ ...jwt, updated_at: 0 }, { tenant_id: id, mode: 'jwt', jwks_url: 'https://idp.example.com/.well-known/jwks.json', client_id: 'web-app', updated_at: 0 });
+  assert.deepEqual(Object.keys(jwt).sort(), ['client_id', 'jwks_url', 'mode', 'private_network', 'tenant_id', 'updated_at']);
+  // A host name the platform gave without --private-network: it must resolve to public addresses.
+  assert.deepEqual({ ...jwt, updated_at: 0 }, {
+    tenant_id: id, mode: 'jwt', jwks_url: 'https://idp.example.com/.well-known/jwks.json', client_id: 'web-app', private_network: false, updated_at: 0,
+  });
   const custom = await ok(['tenant', 'set-auth', id, '--mode', 'custom']);
-  assert.deepEqual({ ...custom, updated_at: 0 }, { tenant_id: id, mode: 'custom', jwks_url: null, client_id: null, updated_at: 0 });
+  assert.deepEqual({ ...custom, updated_at: 0 }, { tenant_id: id, mode: 'custom', jwks_url: null, client_id: null, private_network: false, updated_at: 0 });
 
   await refused(['tenant', 'set-auth', 'acme', '--mode', 'custom'], /^wagerline: command-argument value 'acme' is invalid for argument 'tenant_id': must be a UUID/);
   await refused(['tenant', 'set-auth', randomUUID(), '--mode', 'custom'], /^wagerline: no tenant with id/);

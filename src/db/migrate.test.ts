@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 import { freshDatabase } from '../../test/helpers/db.ts';
-import { migrate, pendingMigrations } from './migrate.ts';
+import { MIGRATIONS_DIR, migrate, pendingMigrations } from './migrate.ts';
 
 test('two processes migrating one empty database at once: one applies, the other waits and finds nothing', async () => {
   const db = await freshDatabase({ empty: true });
@@ -13,6 +15,37 @@ test('two processes migrating one empty database at once: one applies, the other
     assert.deepEqual(applied, expected, 'every migration applied exactly once');
     assert.deepEqual(await pendingMigrations(db.pool), []);
     assert.deepEqual((await migrate(db.url)).applied, []);
+  } finally {
+    await db.drop();
+  }
+});
+
+test('0014: a stored wallet or JWKS URL at an IP address keeps working as written; one at a host name must now resolve to public addresses', async () => {
+  const db = await freshDatabase({ empty: true });
+  try {
+    // The schema as it was before 0014, with configurations saved under it.
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await runner({ dbClient: client, dir: MIGRATIONS_DIR, migrationsTable: 'schema_migrations', direction: 'up', count: 13, log: () => undefined });
+    await client.end();
+    const urls = ['http://127.0.0.1:9/api', 'http://[::1]:8080/w', 'https://wallet.example.com/api', 'https://93.184.215.14/w'];
+    for (const url of urls) {
+      const { rows: [t] } = await db.pool.query("INSERT INTO tenants (name) VALUES ('t') RETURNING tenant_id");
+      await db.pool.query("INSERT INTO wallet_configs (tenant_id, url, auth_kind, api_key_enc, api_key_header) VALUES ($1, $2, 'api_key', 'x', 'x-api-key')", [t.tenant_id, url]);
+      await db.pool.query("INSERT INTO user_auth_configs (tenant_id, mode, jwks_url, client_id) VALUES ($1, 'jwt', $2, 'web')", [t.tenant_id, `${url}/jwks.json`]);
+    }
+    const { rows: [custom] } = await db.pool.query("INSERT INTO tenants (name) VALUES ('c') RETURNING tenant_id");
+    await db.pool.query("INSERT INTO user_auth_configs (tenant_id, mode) VALUES ($1, 'custom')", [custom.tenant_id]);
+
+    assert.equal((await migrate(db.url)).applied[0], '0014_private_network');
+    const wallets = await db.pool.query('SELECT url, private_network FROM wallet_configs ORDER BY url');
+    assert.deepEqual(Object.fromEntries(wallets.rows.map((r) => [r.url, r.private_network])), {
+      'http://127.0.0.1:9/api': true, 'http://[::1]:8080/w': true, 'https://93.184.215.14/w': true, 'https://wallet.example.com/api': false,
+    });
+    const auths = await db.pool.query('SELECT jwks_url, private_network FROM user_auth_configs');
+    assert.deepEqual(auths.rows.filter((r) => r.private_network).map((r) => r.jwks_url).sort(),
+      ['http://127.0.0.1:9/api/jwks.json', 'http://[::1]:8080/w/jwks.json', 'https://93.184.215.14/w/jwks.json']);
+    assert.equal(auths.rows.length, 5, 'the custom one too, false');
   } finally {
     await db.drop();
   }

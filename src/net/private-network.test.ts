@@ -8,13 +8,15 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { fetch, Pool } from 'undici';
 import { AppError } from '../errors.ts';
-import { PRIVATE_ADDRESS, isPublicAddress, publicOnlyConnector, publicOnlyDispatcher, publicOnlyLookup, requirePublicHost } from './private-network.ts';
+import { verifyWallet } from '../modules/wallet/config/verify-wallet.ts';
+import { PRIVATE_ADDRESS, isPublicAddress, platformDefault, publicOnlyConnector, publicOnlyDispatcher, publicOnlyLookup, requirePublicHost } from './private-network.ts';
 
 const NOT_PUBLIC = [
   '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
   '0.0.0.0', '224.0.0.1', '255.255.255.255', '192.0.2.1', '198.18.0.1', '240.0.0.1',
   '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1',
-  '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::7f00:1',
+  '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::7f00:1', '64:ff9b:1::808:808',
+  '::7f00:1', '::a9fe:a9fe', '::8.8.8.8', '0:0::8.8.8.8', '100::1', '4000::1', 'fec0::1',
   'not-an-address', '', 'localhost',
 ];
 const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
@@ -40,11 +42,13 @@ after(() => new Promise<void>((resolve) => server.close(() => resolve())));
 /** The code of the connection error under fetch's TypeError. */
 const causeCode = (error: unknown) => ((error as { cause?: { code?: string } }).cause?.code);
 
-test('fetch through the public-only dispatcher: a literal private address and a name resolving to one are refused before connecting', async () => {
-  for (const host of ['127.0.0.1', 'localhost']) {
+test('fetch through the public-only dispatcher: a private address in any spelling, and a name resolving to one, are refused before connecting', async () => {
+  // Spellings the URL parser turns into 127.0.0.1 or ::1 (decimal, hex, octal, short, mapped, trailing dot).
+  const literals = ['127.0.0.1', '2130706433', '0x7f.1', '0177.0.0.1', '127.1', '127.0.0.1.', '[::ffff:127.0.0.1]', '[::1]', '[0:0:0:0:0:0:0:1]'];
+  for (const host of [...literals, 'localhost', 'LocalHost']) {
     const error = await fetch(`http://${host}:${port}/`, { dispatcher: publicOnlyDispatcher() }).then(() => undefined, (e: unknown) => e);
     assert.equal(causeCode(error), PRIVATE_ADDRESS, `${host}: ${String(error)}`);
-    assert.match(String((error as { cause?: Error }).cause?.message), /is not a public address/);
+    assert.match(String((error as { cause?: Error }).cause?.message), /(is not a public address|resolves to an address that is not public); this URL may only lead to public addresses$/);
   }
   assert.equal(requests, 0);
   // The same server, without the guard: it is there, so only the guard kept the requests away.
@@ -73,16 +77,34 @@ test('publicOnlyLookup hands a public address on, in both shapes net asks for', 
   assert.deepEqual(all, [{ address: '8.8.8.8', family: 4 }]);
 });
 
-test('requirePublicHost: refuses a private literal or a name resolving to one, naming the option and the address', async () => {
-  for (const [url, shown] of [['http://127.0.0.1:9/api', '127.0.0.1'], ['http://localhost/x', 'localhost, which resolves to'],
-    ['https://10.0.0.7/wallet', '10.0.0.7'], ['http://[::1]:8000/', '::1'], ['http://169.254.169.254/latest', '169.254.169.254']] as const) {
+test('requirePublicHost: refuses a private literal or a name resolving to one, naming the option and the host, never a resolved address', async () => {
+  const literal = (host: string) => `${host}, which is not a public address`;
+  for (const [url, shown] of [['http://127.0.0.1:9/api', literal('127.0.0.1')], ['http://localhost/x', 'localhost, which resolves to an address that is not public'],
+    ['https://10.0.0.7/wallet', literal('10.0.0.7')], ['http://[::1]:8000/', literal('::1')], ['http://169.254.169.254/latest', literal('169.254.169.254')]] as const) {
     await assert.rejects(requirePublicHost(url, '--url'), (e: unknown) => {
       assert.ok(e instanceof AppError && e.code === 'private_address', String(e));
-      assert.ok(e.message.startsWith(`--url leads to ${shown}`), e.message);
+      assert.ok(e.message.startsWith(`--url leads to ${shown}; only the platform may allow`), e.message);
       return true;
     }, url);
   }
+  await assert.rejects(requirePublicHost('http://localhost/x', '--url'), (e: Error) => !/127\.0\.0\.1|::1/.test(e.message));
   await requirePublicHost('https://93.184.215.14/api', '--url');
   // A name that does not resolve (now) is let through: every connection is checked anyway.
   await requirePublicHost('https://wallet.invalid/api', '--url');
+});
+
+test('platformDefault: an IP address the platform wrote is taken as written; a host name is not trusted without its word', () => {
+  for (const url of ['http://127.0.0.1:9/api', 'http://[::1]/x', 'https://10.1.2.3/', 'https://93.184.215.14/']) assert.equal(platformDefault(url), true, url);
+  for (const url of ['http://localhost:9/api', 'https://wallet.example.com/api', 'http://10.0.0.1.nip.io/']) assert.equal(platformDefault(url), false, url);
+});
+
+test('verifyWallet with publicOnly connects to public addresses only (a name re-pointed between the save check and the check of the wallet)', async () => {
+  const before = requests;
+  const wallet = { url: `http://localhost:${port}/w`, auth: { kind: 'api_key' as const, apiKey: 'k', header: 'x-api-key' } };
+  await assert.rejects(verifyWallet({ ...wallet, publicOnly: true }, 2000), (e: AppError) =>
+    e.code === 'bad_request' && /the wallet is unreachable: POST .+: the host is not at a public address \(EPRIVATEADDRESS\)/.test(e.message));
+  assert.equal(requests, before);
+  // Without it the same check reaches the server (which is no wallet, so it is refused for that).
+  await assert.rejects(verifyWallet(wallet, 2000), /no wallet at/);
+  assert.equal(requests, before + 1);
 });

@@ -16,10 +16,13 @@ export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
 /**
  * Whether an address is globally routable unicast. IPv4 inside IPv6 (mapped, NAT64) is judged
  * by the IPv4 address it carries; every other special range (loopback, RFC 1918, link-local,
- * carrier-grade NAT, unique-local, multicast, documentation, reserved) is not public.
+ * carrier-grade NAT, unique-local, multicast, documentation, reserved) is not public, nor is IPv6
+ * outside global unicast 2000::/3 (the deprecated IPv4-compatible ::a.b.c.d among them).
  */
 export function isPublicAddress(address: string): boolean {
-  if (!ipaddr.isValid(address)) return false;
+  if (!net.isIP(address)) return false;
+  // ipaddr.js reads IPv4-compatible ::a.b.c.d as mapped ::ffff:a.b.c.d; it is neither, and unroutable.
+  if (/^::\d+\.\d+\.\d+\.\d+$/.test(new net.SocketAddress({ address, family: net.isIPv6(address) ? 'ipv6' : 'ipv4' }).address)) return false;
   const parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
   const v6 = parsed as ipaddr.IPv6;
@@ -29,12 +32,16 @@ export function isPublicAddress(address: string): boolean {
     const [hi, lo] = [v6.parts[6]!, v6.parts[7]!];
     return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]).range() === 'unicast';
   }
-  return range === 'unicast';
+  return range === 'unicast' && v6.parts[0]! >= 0x2000 && v6.parts[0]! <= 0x3fff;
 }
 
-function refusal(host: string, address: string): Error {
-  const shown = host === address ? address : `${host} (${address})`;
-  return Object.assign(new Error(`${shown} is not a public address; this tenant's URLs may only lead to public addresses`), { code: PRIVATE_ADDRESS });
+/**
+ * The refusal names the host as the URL gave it, never the address a name resolved to: the tenant
+ * reads it (a wallet call's attempts), and our internal DNS is not its to map.
+ */
+function refusal(host: string): Error {
+  const what = net.isIP(host) ? `${host} is not a public address` : `${host} resolves to an address that is not public`;
+  return Object.assign(new Error(`${what}; this URL may only lead to public addresses`), { code: PRIVATE_ADDRESS });
 }
 
 type LookupCallback = (error: Error | null, address: string | dns.LookupAddress[], family?: number) => void;
@@ -44,7 +51,7 @@ export function publicOnlyLookup(hostname: string, options: dns.LookupOptions, c
   dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
     if (error) return callback(error, []);
     const denied = addresses.find((a) => !isPublicAddress(a.address));
-    if (denied) return callback(refusal(hostname, denied.address), []);
+    if (denied) return callback(refusal(hostname), []);
     if (options.all) return callback(null, addresses);
     const first = addresses[0]!;
     callback(null, first.address, first.family);
@@ -59,7 +66,7 @@ export function publicOnlyConnector(options: buildConnector.BuildOptions): build
   const connect = buildConnector({ ...options, lookup: publicOnlyLookup } as buildConnector.BuildOptions);
   return (target, callback) => {
     const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
-    if (net.isIP(host) && !isPublicAddress(host)) return callback(refusal(host, host), null);
+    if (net.isIP(host) && !isPublicAddress(host)) return callback(refusal(host), null);
     return connect(target, callback);
   };
 }
@@ -85,7 +92,7 @@ export const publicOnlyFetch = ((url: string, init: RequestInit) =>
  * let through (it may exist later; every connection is checked anyway).
  */
 export async function requirePublicHost(url: string, option: string): Promise<void> {
-  const host = new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = hostOf(url);
   let addresses: string[];
   if (net.isIP(host)) {
     addresses = [host];
@@ -96,9 +103,22 @@ export async function requirePublicHost(url: string, option: string): Promise<vo
       return;
     }
   }
-  const denied = addresses.find((a) => !isPublicAddress(a));
-  if (denied === undefined) return;
-  const where = host === denied ? `${denied}, which is` : `${host}, which resolves to ${denied},`;
-  throw new AppError('private_address', `${option} leads to ${where} not a public address; `
-    + 'only the platform may configure a URL on a private network (wagerline tenant set-wallet / set-auth, or the admin API with a platform token)');
+  if (addresses.every(isPublicAddress)) return;
+  const where = net.isIP(host) ? `${host}, which is not a public address` : `${host}, which resolves to an address that is not public`;
+  throw new AppError('private_address', `${option} leads to ${where}; only the platform may `
+    + 'allow a URL on a private network (wagerline tenant set-wallet / set-auth --private-network, or the admin API with a platform token and "private_network": true)');
+}
+
+/**
+ * Whether a URL the platform writes may lead to private addresses when it does not say: yes for
+ * an IP address (taken as written: nothing can re-point it), no for a host name (its owner could
+ * re-point it at our network later; the platform says --private-network to trust it).
+ */
+export function platformDefault(url: string): boolean {
+  return net.isIP(hostOf(url)) !== 0;
+}
+
+/** The host of a URL, an IPv6 address without its brackets. */
+function hostOf(url: string): string {
+  return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
 }

@@ -9,7 +9,7 @@ interface SetAuthOptions {
   mode: 'jwt' | 'custom';
   jwksUrl?: string;
   clientId?: string;
-  privateNetwork: boolean;
+  privateNetwork?: boolean;
 }
 
 interface DevJwksOptions {
@@ -34,7 +34,8 @@ export function registerUserAuthCommands(program: Command, tenant: Command): voi
     .addOption(new Option('--mode <mode>', 'jwt: RS256 tokens checked against the tenant\'s JWKS; custom: opaque tokens the wallet checks at reserve').choices(['jwt', 'custom']).makeOptionMandatory())
     .option('--jwks-url <url>', 'jwt: URL of the tenant\'s JWKS (https://, or http:// for a local one)')
     .option('--client-id <id>', 'jwt: the client_id claim the tenant\'s tokens carry')
-    .option('--no-private-network', 'jwt: the JWKS URL must lead to public addresses, checked now and at every fetch, as for one a tenant\'s own admin token sets (docs/admin-api.md, "Private addresses")')
+    .option('--private-network', 'jwt: the JWKS URL may lead to a private address: needed for a host name; an IP address is taken as written (docs/admin-api.md, "Private addresses")')
+    .option('--no-private-network', 'jwt: the JWKS URL must lead to public addresses, checked now and at every fetch, as for one a tenant\'s own admin token sets')
     .action((tenantId: string, opts: SetAuthOptions) =>
       // The service checks the input (including options of the other mode) before writing anything.
       withRuntime((rt) => rt.services.users.setAuth(tenantId, { ...opts } as SetUserAuthInput)),

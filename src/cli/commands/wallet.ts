@@ -25,7 +25,8 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
     .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', integer(1, 10_000), 50)
     .option('--no-verify', 'save without first checking that the wallet answers and takes the credentials')
-    .option('--no-private-network', 'the URL must lead to public addresses, checked now and at every connection, as for a wallet a tenant\'s own admin token sets (docs/admin-api.md, "Private addresses")')
+    .option('--private-network', 'the URL may lead to a private address (a wallet on this machine or behind a VPN): needed for a host name; an IP address is taken as written (docs/admin-api.md, "Private addresses")')
+    .option('--no-private-network', 'the URL must lead to public addresses, checked now and at every connection, as for a wallet a tenant\'s own admin token sets')
     .action((tenantId: string, opts: SetWalletOptions) =>
       withRuntime((rt) => walletOf(rt).setWallet({
         tenantId, ...opts,

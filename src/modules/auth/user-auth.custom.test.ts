@@ -83,10 +83,10 @@ test('setAuth and getAuth: the view, mode changes, and every refusal', async () 
   assert.equal(await services.users.getAuth(id), null);
   const jwt = await services.users.setAuth(id.toUpperCase(), { mode: 'jwt', jwksUrl: 'https://idp.example.com/.well-known/jwks.json', clientId: 'web-app' });
   assert.deepEqual({ ...jwt, updated_at: undefined }, {
-    tenant_id: id, mode: 'jwt', jwks_url: 'https://idp.example.com/.well-known/jwks.json', client_id: 'web-app', private_network: true, updated_at: undefined,
+    tenant_id: id, mode: 'jwt', jwks_url: 'https://idp.example.com/.well-known/jwks.json', client_id: 'web-app', private_network: false, updated_at: undefined,
   });
   const back = await services.users.setAuth(id, { mode: 'custom' });
-  assert.deepEqual({ ...back, updated_at: undefined }, { tenant_id: id, mode: 'custom', jwks_url: null, client_id: null, private_network: true, updated_at: undefined });
+  assert.deepEqual({ ...back, updated_at: undefined }, { tenant_id: id, mode: 'custom', jwks_url: null, client_id: null, private_network: false, updated_at: undefined });
   assert.deepEqual(await services.users.getAuth(id), back);
 
   const bad = async (tenantId: string, input: unknown, code: string, pattern: RegExp) =>

@@ -9,14 +9,14 @@ import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, t
 import * as q from './user-auth.queries.ts';
 import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
 import { isUuid } from '../../racing/values.ts';
-import { requirePublicHost } from '../../net/private-network.ts';
+import { platformDefault, requirePublicHost } from '../../net/private-network.ts';
 
 export type UserAuthMode = 'jwt' | 'custom';
 
 /**
- * `privateNetwork`: whether the writer may aim the JWKS URL at a private address — the platform
- * (the CLI, a platform token) may, and is assumed when omitted; a tenant's own admin token passes
- * false, and the URL must then lead to public addresses, now and at every fetch (docs/admin-api.md, "Private addresses").
+ * `privateNetwork`: whether the JWKS URL may lead to private addresses, as for a wallet
+ * (SetWalletInput): true on the platform's word; false for a tenant's own admin token; omitted,
+ * an IP address is taken as written and a host name must resolve to public addresses.
  */
 export type SetUserAuthInput = ({ mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' }) & { privateNetwork?: boolean };
 
@@ -99,13 +99,15 @@ function checkClientId(raw: unknown): string {
 
 /** Checks set-auth's input, untyped at the CLI's edge, into a row. */
 function rowOf(tenantId: string, input: Record<string, unknown>): Omit<q.UserAuthRow, 'updated_at'> {
-  const private_network = input.privateNetwork !== false;
   if (input.mode === 'custom') {
     if (input.jwksUrl !== undefined || input.clientId !== undefined) throw bad('--jwks-url and --client-id belong to --mode jwt; custom mode takes neither');
-    return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null, private_network };
+    return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null, private_network: false };
   }
   if (input.mode === 'jwt') {
-    return { tenant_id: tenantId, mode: 'jwt', jwks_url: checkJwksUrl(input.jwksUrl), client_id: checkClientId(input.clientId), private_network };
+    const jwksUrl = checkJwksUrl(input.jwksUrl);
+    const asked = input.privateNetwork;
+    const private_network = typeof asked === 'boolean' ? asked : platformDefault(jwksUrl);
+    return { tenant_id: tenantId, mode: 'jwt', jwks_url: jwksUrl, client_id: checkClientId(input.clientId), private_network };
   }
   throw bad(`--mode must be jwt or custom, got ${JSON.stringify(input.mode)}`);
 }

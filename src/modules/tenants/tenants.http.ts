@@ -20,17 +20,19 @@ const ClientParams = Type.Object({
 const Text = (description: string, maxLength = 500) => Type.String({ maxLength, description });
 const Codes = (description: string) => Type.Array(Type.String({ maxLength: 32 }), { maxItems: 100, description });
 const PrivateNetwork = Type.Optional(Type.Boolean({
-  description: 'Whether the URL may lead to a private address (loopback, RFC 1918, link-local…). Only a platform token may set true, and is taken to when it omits it; '
-    + 'with a tenant\'s own token the URL must lead to public addresses, checked when saved and at every connection (docs/admin-api.md, "Private addresses")',
+  description: 'Whether the URL may lead to a private address (loopback, RFC 1918, link-local…): only a platform token may say true. '
+    + 'A platform token that omits it: an IP address is taken as written, a host name must resolve to public addresses. With a tenant\'s own token '
+    + 'the URL must lead to public addresses, checked when saved and at every connection (docs/admin-api.md, "Private addresses")',
 }));
 const Limit = Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { description: 'Dollars as decimal text ("500"); null removes the limit; omitted keeps it' });
 
 /**
- * Whether the URL a request sets may lead to private addresses: a platform token's choice (yes
- * unless it says no); never a tenant's own token's, or it could reach into our network (403).
+ * Whether the URL a request sets may lead to private addresses: a platform token's word (omitted:
+ * the platform's default, see SetWalletInput); never a tenant's own token's, or it could reach
+ * into our network (403).
  */
-function privateNetworkOf(request: FastifyRequest, asked: boolean | undefined): boolean {
-  if (isPlatform(request.principal)) return asked ?? true;
+function privateNetworkOf(request: FastifyRequest, asked: boolean | undefined): boolean | undefined {
+  if (isPlatform(request.principal)) return asked;
   if (asked) {
     throw new AppError('insufficient_scope', 'only the platform may let a tenant\'s URL lead to a private address '
       + '(wagerline tenant set-wallet / set-auth, or a token with scope "platform"); omit private_network');

@@ -7,7 +7,7 @@ import { AppError } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
-import { requirePublicHost } from '../../../net/private-network.ts';
+import { platformDefault, requirePublicHost } from '../../../net/private-network.ts';
 import { verifyWallet } from './verify-wallet.ts';
 import * as q from './wallet-config.queries.ts';
 
@@ -25,9 +25,10 @@ export interface SetWalletInput {
   /** Check the wallet answers and takes the credentials before saving (verify-wallet.ts). */
   verify?: boolean;
   /**
-   * Whether the writer may aim the wallet at a private address: the platform (the CLI, a platform
-   * token) may, and is assumed when omitted; a tenant's own admin token passes false, and then
-   * the URL must lead to public addresses, now and at every connection (docs/admin-api.md, "Private addresses").
+   * Whether the URL may lead to private addresses (docs/admin-api.md, "Private addresses"): true
+   * only on the platform's word; false for a tenant's own admin token, and then it must lead to
+   * public addresses, now and at every connection; omitted (the platform without a word): an IP
+   * address is taken as written, a host name must resolve to public addresses.
    */
   privateNetwork?: boolean;
 }
@@ -138,7 +139,7 @@ export async function setWallet(
   } else {
     throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
   }
-  const privateNetwork = input.privateNetwork ?? true;
+  const privateNetwork = input.privateNetwork ?? platformDefault(url);
   const publicOnly = !privateNetwork && !deps.anyAddress;
   if (publicOnly) await requirePublicHost(url, '--url');
   // Checked before anything is saved: a configuration the wallet refuses would park every call.

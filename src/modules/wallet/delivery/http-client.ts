@@ -183,7 +183,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
     try {
       auth = await authHeaders(endpoint);
     } catch (error) {
-      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: (error as Error).message, verdict: 'retry', notSent: true };
+      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: described(error), verdict: 'retry', notSent: true };
     }
     const headers: Record<string, string> = { ...auth.headers, 'idempotency-key': transactionId };
     if (endpoint.signingSecret) {
@@ -197,9 +197,8 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
       return { startedAt, durationMs: took(), httpStatus: status, responseBody: text.slice(0, RECORDED_BODY_BYTES), error: null, ...classified, token: auth.token };
     } catch (error) {
       const e = error as Error & { code?: string };
-      const message = e.code ? `${e.code}: ${e.message}` : e.message;
       const notSent = (e.code !== undefined && NOT_SENT_CODES.has(e.code)) || e.message.startsWith('not sent:');
-      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: message, verdict: 'retry', ...(notSent && { notSent: true as const }) };
+      return { startedAt, durationMs: took(), httpStatus: null, responseBody: null, error: described(error), verdict: 'retry', ...(notSent && { notSent: true as const }) };
     }
   }
 
@@ -226,6 +225,12 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
       await Promise.all(all.map((pool) => pool.close().catch(() => undefined)));
     },
   };
+}
+
+/** An error as an attempt records it: its code (ECONNREFUSED, EPRIVATEADDRESS…) first when it has one. */
+function described(error: unknown): string {
+  const e = error as Error & { code?: string };
+  return e.code ? `${e.code}: ${e.message}` : e.message;
 }
 
 /** PostgreSQL text cannot hold U+0000; a wallet's answer may (raw, or escaped in its JSON). */
