@@ -17,9 +17,9 @@ const NOT_PUBLIC = [
   '::1', '::', 'fe80::1', 'fc00::1', 'fd12:3456::1', 'ff02::1', '2001:db8::1',
   '::ffff:127.0.0.1', '::ffff:7f00:1', '::ffff:10.0.0.1', '64:ff9b::a9fe:a9fe', '64:ff9b::7f00:1', '64:ff9b:1::808:808',
   '::7f00:1', '::a9fe:a9fe', '::8.8.8.8', '0:0::8.8.8.8', '100::1', '4000::1', 'fec0::1',
-  'not-an-address', '', 'localhost',
+  '168.63.129.16', '::ffff:168.63.129.16', 'not-an-address', '', 'localhost',
 ];
-const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808'];
+const PUBLIC = ['8.8.8.8', '1.1.1.1', '93.184.215.14', '172.32.0.1', '100.128.0.1', '2606:4700:4700::1111', '::ffff:8.8.8.8', '64:ff9b::808:808', '168.63.129.17'];
 
 test('isPublicAddress: loopback, private, link-local, CGNAT, reserved and multicast are not; v4 in v6 is judged by its v4', () => {
   for (const a of NOT_PUBLIC) assert.equal(isPublicAddress(a), false, a);

@@ -14,23 +14,34 @@ import { AppError } from '../errors.ts';
 export const PRIVATE_ADDRESS = 'EPRIVATEADDRESS';
 
 /**
+ * Public-range addresses that a cloud provider answers from inside its own network like a metadata
+ * service: Azure's WireServer (168.63.129.16) hands out VM configuration to whoever asks from a VM.
+ */
+const CLOUD_PLATFORM_ADDRESSES = new Set(['168.63.129.16']);
+
+function isPublicV4(v4: ipaddr.IPv4): boolean {
+  return v4.range() === 'unicast' && !CLOUD_PLATFORM_ADDRESSES.has(v4.toString());
+}
+
+/**
  * Whether an address is globally routable unicast. IPv4 inside IPv6 (mapped, NAT64) is judged
  * by the IPv4 address it carries; every other special range (loopback, RFC 1918, link-local,
  * carrier-grade NAT, unique-local, multicast, documentation, reserved) is not public, nor is IPv6
- * outside global unicast 2000::/3 (the deprecated IPv4-compatible ::a.b.c.d among them).
+ * outside global unicast 2000::/3 (the deprecated IPv4-compatible ::a.b.c.d among them), nor a
+ * cloud platform's own service address.
  */
 export function isPublicAddress(address: string): boolean {
   if (!net.isIP(address)) return false;
   // ipaddr.js reads IPv4-compatible ::a.b.c.d as mapped ::ffff:a.b.c.d; it is neither, and unroutable.
   if (/^::\d+\.\d+\.\d+\.\d+$/.test(new net.SocketAddress({ address, family: net.isIPv6(address) ? 'ipv6' : 'ipv4' }).address)) return false;
   const parsed = ipaddr.parse(address);
-  if (parsed.kind() === 'ipv4') return parsed.range() === 'unicast';
+  if (parsed.kind() === 'ipv4') return isPublicV4(parsed as ipaddr.IPv4);
   const v6 = parsed as ipaddr.IPv6;
   const range = v6.range();
-  if (range === 'ipv4Mapped') return v6.toIPv4Address().range() === 'unicast';
+  if (range === 'ipv4Mapped') return isPublicV4(v6.toIPv4Address());
   if (range === 'rfc6052' && v6.parts[1] === 0xff9b && v6.parts.slice(2, 6).every((p) => p === 0)) {
     const [hi, lo] = [v6.parts[6]!, v6.parts[7]!];
-    return new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]).range() === 'unicast';
+    return isPublicV4(new ipaddr.IPv4([hi >> 8, hi & 0xff, lo >> 8, lo & 0xff]));
   }
   return range === 'unicast' && v6.parts[0]! >= 0x2000 && v6.parts[0]! <= 0x3fff;
 }
