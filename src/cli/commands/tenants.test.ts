@@ -43,7 +43,7 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
   const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload,admin', '--agencies', 'TAB', '--name', 'feed']);
   const wallet = await ok(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/api', '--auth', 'api_key',
     '--api-key', 'k-very-secret-key', '--signing-secret', 'sign-very-secret-value', '--no-verify']);
-  assert.equal(wallet.private_network, true, 'the CLI is the platform: a private address is allowed');
+  assert.equal(wallet.private_network, true, 'an IP address the platform gives is taken as written');
   const auth = await ok(['tenant', 'set-auth', t.tenant_id, '--mode', 'custom']);
   const limits = await ok(['tenant', 'set-limits', t.tenant_id, '--max-stake', '500']);
   const full = await ok(['tenant', 'show', t.tenant_id]);

@@ -6,7 +6,7 @@ export interface UserAuthRow {
   mode: 'jwt' | 'custom';
   jwks_url: string | null;
   client_id: string | null;
-  /** The JWKS URL may lead to private addresses: the platform wrote it (docs/admin-api.md, "Private addresses"). */
+  /** The JWKS URL may lead to private addresses, on the platform's word (docs/admin-api.md, "Private addresses"). */
   private_network: boolean;
   updated_at: Date;
 }

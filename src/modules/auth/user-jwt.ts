@@ -17,7 +17,7 @@ export const LEEWAY_SECONDS = 60;
 export interface JwtTenant {
   tenantId: string;
   jwksUrl: string;
-  /** Fetch the JWKS from public addresses only (a URL a tenant's admin token set). */
+  /** Fetch the JWKS from public addresses only (the platform did not allow a private one). */
   publicOnly?: boolean;
   clientId: string;
   version: string;

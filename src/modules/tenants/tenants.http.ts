@@ -35,7 +35,7 @@ function privateNetworkOf(request: FastifyRequest, asked: boolean | undefined): 
   if (isPlatform(request.principal)) return asked;
   if (asked) {
     throw new AppError('insufficient_scope', 'only the platform may let a tenant\'s URL lead to a private address '
-      + '(wagerline tenant set-wallet / set-auth, or a token with scope "platform"); omit private_network');
+      + '(wagerline tenant set-wallet / set-auth --private-network, or a token with scope "platform"); omit private_network');
   }
   return false;
 }

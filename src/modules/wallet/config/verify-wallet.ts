@@ -15,7 +15,7 @@ export interface WalletToVerify {
   url: string;
   auth: WalletAuth;
   signingSecret?: string;
-  /** Connect to public addresses only (a URL a tenant's admin token set). */
+  /** Connect to public addresses only (the platform did not allow a private one). */
   publicOnly?: boolean;
 }
 

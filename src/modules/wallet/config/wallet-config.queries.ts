@@ -12,7 +12,7 @@ export interface WalletConfigRow {
   signing_secret_enc: string | null;
   amount_unit: 'dollars' | 'cents';
   concurrency: number;
-  /** The URL may lead to private addresses: the platform wrote it (docs/admin-api.md, "Private addresses"). */
+  /** The URL may lead to private addresses, on the platform's word (docs/admin-api.md, "Private addresses"). */
   private_network: boolean;
   updated_at: Date;
 }
