@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { MAX_RETRIES } from '../src/wallet-protocol/responses.ts';
-import { credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { credit, reserveAndConfirm, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const MIN = 60_000;
 let f: WalletFixture;
@@ -138,6 +138,46 @@ describe('retries', () => {
       assert.equal(attempt.outcome, 'final');
     });
   }
+
+  test('a settleBet the wallet refuses (4xx) is retried on the schedule, not parked at once (spec 3, 7.3, 8: settleBet retried on failure)', async () => {
+    const { betId, userId, input, confirm } = reserveAndConfirm(f.tenantId);
+    assert.equal((await f.wallet.reserve(input)).outcome, 'reserved');
+    const refusal = { message: 'account locked', code: 'ACCOUNT_LOCKED', statusCode: 409 };
+    f.sandbox.injectFaults([{ op: 'settleBet', kind: 'status', status: 409, body: refusal, times: 2 }]);
+    const [, settle] = await f.enqueue(confirm, { betId, userId, op: 'settleBet', amount: '35', bonusFlag: false });
+    await f.worker.drain();
+    let row = await f.call(settle!.transactionId);
+    assert.deepEqual([row.status, row.failures, row.last_code], ['pending', 1, 'ACCOUNT_LOCKED']);
+    assert.equal(row.next_attempt_at.getTime(), f.clock().getTime() + 5 * MIN);
+    f.clock.set(row.next_attempt_at);
+    await f.worker.drain();
+    row = await f.call(settle!.transactionId);
+    assert.deepEqual([row.status, row.failures], ['pending', 2]);
+    assert.equal(row.next_attempt_at.getTime(), f.clock().getTime() + 10 * MIN);
+    f.clock.set(row.next_attempt_at);
+    await f.worker.drain();
+    assert.equal((await f.call(settle!.transactionId)).status, 'delivered');
+    assert.deepEqual((await f.attempts(settle!.transactionId)).map((a) => [a.http_status, a.outcome]), [[409, 'final'], [409, 'final'], [200, 'success']]);
+    assert.equal((await f.sandbox.effects()).get(settle!.transactionId), 1, 'paid once');
+    assert.deepEqual(await f.sandbox.balances(userId), { cash: '1025.00', bonus: '0.00', reserved: '0.00' });
+  });
+
+  test('a settleBet refused on every attempt is parked after the fifth retry, as any failure', async () => {
+    const { betId, userId, input, confirm } = reserveAndConfirm(f.tenantId);
+    assert.equal((await f.wallet.reserve(input)).outcome, 'reserved');
+    f.sandbox.injectFaults([{ op: 'settleBet', kind: 'status', status: 400, body: { message: 'no', code: 'NO', statusCode: 400 }, times: MAX_RETRIES + 1 }]);
+    const [, settle] = await f.enqueue(confirm, { betId, userId, op: 'settleBet', amount: '35', bonusFlag: false });
+    await f.worker.drain();
+    for (let i = 0; i < MAX_RETRIES; i++) {
+      const row = await f.call(settle!.transactionId);
+      assert.equal(row.status, 'pending');
+      f.clock.set(row.next_attempt_at);
+      await f.worker.drain();
+    }
+    const row = await f.call(settle!.transactionId);
+    assert.deepEqual([row.status, row.failures], ['failed', MAX_RETRIES + 1]);
+    assert.equal((await f.sandbox.effects()).get(settle!.transactionId) ?? 0, 0);
+  });
 
   test('the schedule: 5, 10, 20, 60, 60 minutes, then parked after the fifth retry (spec 8)', async () => {
     const [call] = await f.enqueue(credit());

@@ -10,7 +10,7 @@ export type Verdict =
   | 'success'
   /** Outcome unknown or temporary: network error, timeout, 5xx, 408, 429, a body that is not the spec's. */
   | 'retry'
-  /** The wallet refused the transaction for good: any other 4xx. */
+  /** The wallet refused the transaction for good: any other 4xx (a settleBet is retried anyway: outcome.ts). */
   | 'final'
   /** 401: renew the token once and send again at once. */
   | 'unauthorized';

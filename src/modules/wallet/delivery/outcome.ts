@@ -34,7 +34,10 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
   // A 401 that survived a token renewal: for reserve the wallet refused the placement token
   // (spec 7.2); for the other calls our credentials are wrong, which the operator can fix, so
   // the call keeps its place and follows the schedule.
-  const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry') : last.verdict;
+  // A refused settleBet is retried on the schedule too: spec 3, 7.3 and 8 retry settleBet "on
+  // failure", and a winner's payout must not wait for an operator because of a passing refusal.
+  const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry')
+    : last.verdict === 'final' && row.op === 'settleBet' ? 'retry' : last.verdict;
   const base = {
     tenant_id: row.tenant_id,
     transaction_id: row.transaction_id,
