@@ -11,6 +11,12 @@ test('defaults apply when nothing is set', () => {
   assert.equal(config.LOG_LEVEL, 'info');
   assert.equal(config.DATABASE_URL, undefined);
   assert.equal(config.WAGERLINE_DATA_DIR, path.resolve('.wagerline'));
+  assert.equal(config.WAGERLINE_TRUST_PROXY, false);
+});
+
+test('WAGERLINE_TRUST_PROXY: a hop count, or addresses and CIDR ranges of either family', () => {
+  assert.equal(loadConfig({ WAGERLINE_TRUST_PROXY: '2' }).WAGERLINE_TRUST_PROXY, 2);
+  assert.equal(loadConfig({ WAGERLINE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).WAGERLINE_TRUST_PROXY, '10.0.0.0/8,127.0.0.1,fd00::/8');
 });
 
 const wrong: Array<[string, string, RegExp]> = [
@@ -21,6 +27,10 @@ const wrong: Array<[string, string, RegExp]> = [
   ['DATABASE_URL', 'mysql://x/y', /^DATABASE_URL: must use postgres:\/\//],
   ['WAGERLINE_SECRET_KEY', 'c2hvcnQ=', /^WAGERLINE_SECRET_KEY: must be 32 bytes/],
   ['WAGERLINE_TOKEN_TTL_SECONDS', '10', /^WAGERLINE_TOKEN_TTL_SECONDS: must be between 60/],
+  ['WAGERLINE_TRUST_PROXY', 'proxy.local', /^WAGERLINE_TRUST_PROXY: must be off, a number of proxy hops \(1-10\), or comma-separated addresses or CIDR ranges, got "proxy.local"/],
+  ['WAGERLINE_TRUST_PROXY', '10.0.0.0/8,::1/129', /^WAGERLINE_TRUST_PROXY: .+got "::1\/129"/],
+  ['WAGERLINE_TRUST_PROXY', '0', /^WAGERLINE_TRUST_PROXY: .+got "0"/],
+  ['WAGERLINE_TRUST_PROXY', '10.0.0.0/33', /^WAGERLINE_TRUST_PROXY: .+got "10.0.0.0\/33"/],
   ['WAGERLINE_USER_TOKEN_CACHE_SECONDS', '61', /^WAGERLINE_USER_TOKEN_CACHE_SECONDS: must be between 0 and 60/],
   // Within its own range, but not above the call bound (10 s by default): checked at start, exit 2.
   ['WAGERLINE_WALLET_LEASE_MS', '10000', /^WAGERLINE_WALLET_LEASE_MS: must be more than WAGERLINE_WALLET_TIMEOUT_MS \(10000 ms\), got 10000/],
