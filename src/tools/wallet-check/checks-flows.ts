@@ -104,9 +104,13 @@ const bonusFlag: Check = {
   },
 };
 
-/** The bonus balance is also where a bonus bet's refund returns and what a bonus debit takes from. */
+/**
+ * A bonus bet's stake returns to the bonus balance; its winnings move in cash, as settleBet pays
+ * them (spec 2.4): their reversal (deductbetwin) takes cash and a cash-out pays cash, whatever
+ * bonusFlag says — taken from bonus, a reversed win would leave the user the cash.
+ */
 const bonusRefundAndDebit: Check = {
-  name: 'bonus refund and debit',
+  name: 'bonus refund, reversal and cash-out',
   async run(ctx) {
     const moved = await tracker(ctx);
     const bet = newBet(ctx.userId, true);
@@ -115,8 +119,10 @@ const bonusRefundAndDebit: Check = {
     await moved('after a bonus reserve', { bonus: 100 });
     expectSuccess(await ctx.client.post('refundBet', refundBetBody(bet, 200, ctx.unit)), 'refundBet of a bonus bet');
     await moved('after refundBet of a bonus bet (back to the bonus balance)', { bonus: 300 });
-    expectSuccess(await ctx.client.post('debit', debitBody(bet, 100, ctx.unit, 'deductbetwin')), 'debit with bonusFlag true');
-    await moved('after a bonus debit (from the bonus balance, not cash)', { bonus: 200 });
+    expectSuccess(await ctx.client.post('debit', debitBody(bet, 100, ctx.unit, 'deductbetwin')), 'debit deductbetwin of a bonus bet');
+    await moved('after deductbetwin of a bonus bet (winnings reversed from cash, where settleBet paid them)', { bonus: 300, cash: -100 });
+    expectSuccess(await ctx.client.post('credit', creditBody(bet, 200, ctx.unit, 'cashout')), 'credit cashout of a bonus bet');
+    await moved('after a cash-out of a bonus bet (paid in cash, as winnings are)', { bonus: 300, cash: 100 });
     return verified(ctx);
   },
 };

@@ -97,7 +97,7 @@ const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   'error-text': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
   mismatch: ['same transactionId with another amount'],
   partial: ['reserve → confirm (partial) → settleBet', 'replay of confirm'],
-  bonus: ['bonus flag', 'bonus refund and debit'],
+  bonus: ['bonus flag', 'bonus refund, reversal and cash-out'],
   auth: ['invalid token → 401 in the error shape'],
   race: ['concurrent duplicate calls'],
   'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)'],

@@ -50,8 +50,16 @@ function move(useBonus: boolean, cents: number, more: Partial<Effect> = {}): Eff
   return { ...NONE, ...(useBonus ? { bonus: cents } : { cash: cents }), ...more };
 }
 
+/**
+ * Calls that move a bet's winnings: settleBet pays them to cash (spec 2.4), so their reversal
+ * (deductbetwin, betwincancelled) takes cash and a cash-out (which stands for them) pays cash,
+ * even for a bonus bet. Taking a bonus bet's reversed winnings from its bonus balance would leave
+ * the user the cash, and pay them twice in effect.
+ */
+const WINNINGS_TYPES = new Set(['deductbetwin', 'betwincancelled', 'cashout']);
+
 export function decide(req: TxRequest, user: UserState, bet: BetState | undefined, flags: RuleFlags): Effect | Answer {
-  const useBonus = req.bonusFlag && !flags.ignoreBonus;
+  const useBonus = req.bonusFlag && !flags.ignoreBonus && !WINNINGS_TYPES.has(req.transactionType ?? '');
   const balance = useBonus ? user.bonus : user.cash;
   const which = useBonus ? 'bonus' : 'cash';
   if (bet && bet.userId !== req.userId) return errorAnswer('USER_MISMATCH', `bet ${req.betId} belongs to another user`);

@@ -85,14 +85,18 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal(((await seen.json()) as { known: boolean }).known, false, 'refused calls create no user');
     });
 
-    test('debit and credit move cash or bonus by bonusFlag, with the transactionType values of spec 2.4 only', async () => {
+    test('debit and credit move cash or bonus by bonusFlag — winnings (their reversal, a cash-out) always cash — with the transactionType values of spec 2.4 only', async () => {
       const b = bodies();
       await sandbox.seedUser(b.userId, { cash: '100.00', bonus: '50.00' });
       for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(1, type))).status, 200);
       for (const type of ['adjustreversetransaction', 'cashout', 'betpartialrefund']) {
         assert.equal((await call(sandbox, auth, 'credit', b.credit(2, type, true))).status, 200);
       }
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '98.00', bonus: '56.00', reserved: '0.00' });
+      // cash −1 −1 (reversals) +2 (the bonus bet's cash-out); bonus +2 +2 (adjustment, partial refund of the stake).
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '100.00', bonus: '54.00', reserved: '0.00' });
+      // A bonus bet's winnings, paid in cash by settleBet, are reversed from cash too.
+      for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(3, type, true))).status, 200);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '94.00', bonus: '54.00', reserved: '0.00' });
       const wrong = await call(sandbox, auth, 'debit', b.debit(1, 'cashout'));
       assert.deepEqual([wrong.status, wrong.json.code], [400, 'UNKNOWN_TRANSACTION_TYPE']);
       const bonusBet = bodies(b.userId);
@@ -100,7 +104,7 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'confirm', bonusBet.confirm(6, false))).json.code, 'BONUS_FLAG_MISMATCH');
       await call(sandbox, auth, 'confirm', bonusBet.confirm(6, true));
       await call(sandbox, auth, 'settleBet', bonusBet.settleBet(9, true));
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '107.00', bonus: '50.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '103.00', bonus: '48.00', reserved: '0.00' });
     });
 
     test('a replay returns the original response and moves nothing; another body under one transactionId is 409 TRANSACTION_MISMATCH', async () => {
