@@ -51,9 +51,11 @@ before(async () => {
 after(() => f.close());
 
 const turnover = (groupBy: string) => f.services.reports.turnover(uploader, { from: TODAY, to: TODAY, group_by: groupBy });
-/** Each row as [...its keys, bets, void_bets, turnover, payout, net_result]. */
-const figures = (rows: Array<Record<string, unknown>>) => rows.map(({ bets, void_bets, turnover, payout, net_result, bonus_turnover: _b, bet_back_turnover: _bb, ...keys }) =>
-  [...Object.values(keys), bets, void_bets, turnover, payout, net_result]);
+/** Each row as [...its keys, bets, void_bets, turnover, payout, net_result]; every row is in the tenant's AUD. */
+const figures = (rows: Array<Record<string, unknown>>) => rows.map(({ bets, void_bets, turnover, payout, net_result, bonus_turnover: _b, bet_back_turnover: _bb, currency, ...keys }) => {
+  assert.equal(currency, 'AUD');
+  return [...Object.values(keys), bets, void_bets, turnover, payout, net_result];
+});
 
 test('turnover counts each placed bet once, next to the uploaded ones, on the race of its first leg', async () => {
   const rows = await f.db.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM reported_bets WHERE source = 'WAGERLINE'");

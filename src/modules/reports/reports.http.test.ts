@@ -103,7 +103,7 @@ test('every group key; date is the racing day; keys come first in the order aske
   ]);
   const media = await rows(a, 'turnover?from=2024-05-01&to=2024-05-02&group_by=medium,user_state,info_type,tenant_id');
   assert.deepEqual(media.find((r) => r.medium === 'phone'), {
-    medium: 'phone', user_state: 'VIC', info_type: 'fixed', tenant_id: a.tenant.tenant_id,
+    medium: 'phone', user_state: 'VIC', info_type: 'fixed', tenant_id: a.tenant.tenant_id, currency: 'AUD',
     bets: 1, void_bets: 0, turnover: '20.00', bonus_turnover: '20.00', bet_back_turnover: '0.00', payout: '0.00', net_result: '20.00',
   });
 });
@@ -111,8 +111,8 @@ test('every group key; date is the racing day; keys come first in the order aske
 test('scope upload sees its own tenant only', async () => {
   const got = await rows(b, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id');
   assert.deepEqual(got.map((r) => [r.tenant_id, r.bets, r.turnover]), [[b.tenant.tenant_id, 2, '90.00']]);
-  const none = await rows(b, 'turnover?from=2024-05-02&to=2024-05-02');
-  assert.deepEqual(totals(none[0]!), [0, 0, '0.00', '0.00', '0.00', '0.00', '0.00']);
+  // No bets, no rows: a row states its currency, and there is none to state.
+  assert.deepEqual(await rows(b, 'turnover?from=2024-05-02&to=2024-05-02'), []);
 });
 
 test('scope report: every tenant, bets on meetings in its jurisdictions or by customers in them', async () => {
@@ -156,8 +156,8 @@ test('CSV for Accept: text/csv, with a header row and the group keys first', asy
   assert.equal(res.statusCode, 200);
   assert.match(String(res.headers['content-type']), /^text\/csv/);
   assert.match(String(res.headers['content-disposition']), /turnover_2024-05-01_2024-05-01\.csv/);
-  assert.equal(res.body, 'meeting_id,bets,void_bets,turnover,bonus_turnover,bet_back_turnover,payout,net_result\r\n' +
-    '100,5,2,36.00,20.00,0.00,49.42,-13.42\r\n200,2,0,27.33,0.00,10.00,1.50,25.83\r\n');
+  assert.equal(res.body, 'meeting_id,currency,bets,void_bets,turnover,bonus_turnover,bet_back_turnover,payout,net_result\r\n' +
+    '100,AUD,5,2,36.00,20.00,0.00,49.42,-13.42\r\n200,AUD,2,0,27.33,0.00,10.00,1.50,25.83\r\n');
   const json = await report(a, 'turnover?from=2024-05-01&to=2024-05-01', { accept: 'text/csv;q=0.5, application/json' });
   assert.match(String(json.headers['content-type']), /^application\/json/);
 });
@@ -215,4 +215,16 @@ test('no token is 401; a token with neither upload nor report is 403', async () 
   const res = await report(staff, 'late-uploads?from=2024-05-01&to=2024-05-01');
   assert.equal(res.statusCode, 403);
   assert.match(res.json().detail, /"upload" \(own tenant\) or "report"/);
+});
+
+test('every row is of one currency: an authority\'s total over an AUD and an NZD operator is two rows, never their sum', async () => {
+  const nz = await seedClient(ctx, { agencies: ['NZT'], currency: 'NZD' });
+  await ctx.services.catalogue.importMeetings([{ meeting_id: 400, date: '2024-05-03', venue: 'Caulfield', jurisdiction: 'VIC', code: 'T', races: [] }]);
+  const day = '2024-05-03T18:00:00+10:00';
+  await upload(nz, day, 400, 1, [bet('n1', { source: 'NZT', amount: 30, payout: 12, user_state: 'VIC', currency: undefined })]);
+  await upload(b, day, 400, 1, [bet('b3', { source: 'XB', amount: 50, user_state: 'VIC' })]);
+  const total = await rows(vic, 'turnover?from=2024-05-03&to=2024-05-03');
+  assert.deepEqual(total.map((r) => [r.currency, r.bets, r.turnover, r.payout]), [['AUD', 1, '50.00', '0.00'], ['NZD', 1, '30.00', '12.00']]);
+  const byRace = await rows(vic, 'turnover?from=2024-05-03&to=2024-05-03&group_by=currency,race_number');
+  assert.deepEqual(byRace.map((r) => Object.keys(r).slice(0, 2)), [['currency', 'race_number'], ['currency', 'race_number']], 'asked for, it keeps its place');
 });

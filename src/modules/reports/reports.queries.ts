@@ -45,6 +45,7 @@ export const GROUP_KEYS = {
   medium: 'b.medium',
   date: 'b.racing_day::text',
   tenant_id: 'b.tenant_id',
+  currency: 'b.currency',
 } as const;
 export type GroupKey = keyof typeof GROUP_KEYS;
 
@@ -75,8 +76,17 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lo
   };
 }
 
+/**
+ * The group keys of a report: those asked for, then `currency` unless asked for already. Every row
+ * is of one currency, so no figure adds the dollars of two countries (a report converts nothing).
+ */
+export function reportKeys(asked: readonly GroupKey[]): GroupKey[] {
+  return asked.includes('currency') ? [...asked] : [...asked, 'currency'];
+}
+
 /** The turnover statement (exported for EXPLAIN in bench/reports.ts). */
-export function turnoverSql(viewer: Viewer, keys: GroupKey[]): string {
+export function turnoverSql(viewer: Viewer, asked: GroupKey[]): string {
+  const keys = reportKeys(asked);
   const select = keys.map((k) => `${GROUP_KEYS[k]} AS ${k}`);
   const groups = keys.map((_, i) => String(i + 1));
   const view = inView(viewer);

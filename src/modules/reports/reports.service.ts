@@ -121,7 +121,7 @@ export function createReportsService({ db }: { db: Pool }) {
       const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, async (tx) => q.turnover(tx, await viewerOf(tx, principal), { ...range, meetingId }, keys));
       // meeting_id is a bigint (a string from pg); ids of the reporting system fit a JSON number.
       if (keys.includes('meeting_id')) for (const row of rows) row.meeting_id = row.meeting_id === null ? null : Number(row.meeting_id);
-      return { columns: [...keys, ...METRICS], rows };
+      return { columns: [...q.reportKeys(keys), ...METRICS], rows };
     },
 
     async lateUploads(principal: Principal, query: { from?: string; to?: string }): Promise<ReportResult<Record<string, unknown>>> {
