@@ -12,7 +12,7 @@ export interface BetError {
 }
 
 export interface UploadWarning {
-  code: 'unknown_field' | 'precision' | 'net_result_mismatch' | 'late_upload' | 'unlisted_race';
+  code: 'unknown_field' | 'precision' | 'net_result_mismatch' | 'late_upload' | 'unlisted_race' | 'no_jurisdiction';
   message: string;
   /** How many bets it concerns (1 for batch-level warnings). */
   count: number;

@@ -40,6 +40,22 @@ function betKey(items: unknown[]): q.BetKey | undefined {
 }
 
 /** Why a race of a meeting the catalogue lists is not one of its races, or undefined when it is (or the meeting is not listed). */
+/**
+ * An authority sees a bet through its meeting's jurisdiction or its user_state (docs/reports.md):
+ * on a meeting the catalogue does not know, a bet without user_state reaches none — until the
+ * meeting is imported (reports join the catalogue when they run).
+ */
+function noJurisdiction(meetingId: number, states: ReadonlyArray<string | null>): UploadWarning | undefined {
+  const first = states.indexOf(null);
+  if (first < 0) return undefined;
+  const count = states.filter((s) => s === null).length;
+  return {
+    code: 'no_jurisdiction', field: `bets/${first}/user_state`, count,
+    message: `meeting ${meetingId} is not in the catalogue and ${count === 1 ? 'a bet has' : `${count} bets have`} no user_state: `
+      + 'no racing authority sees them until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
+  };
+}
+
 function unlistedRace(meetingId: number, raceNumber: number, races: number[] | null): string | undefined {
   if (races === null || races.includes(raceNumber)) return undefined;
   const listed = races.length ? `lists races ${races.join(', ')} of meeting ${meetingId}, not race ${raceNumber}` : `lists meeting ${meetingId} without races`;
@@ -93,6 +109,8 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     const warnings = result.warnings;
     const unlisted = meetingGuess === result.meetingId ? unlistedRace(result.meetingId, result.raceNumber, context.meeting_races) : undefined;
     if (unlisted) warnings.push({ code: 'unlisted_race', field: 'race_number', count: received, message: unlisted });
+    const unseen = meetingGuess === result.meetingId && context.meeting_races === null ? noJurisdiction(result.meetingId, result.bets.user_state) : undefined;
+    if (unseen) warnings.push(unseen);
     for (const day of stored.late_days ?? []) {
       warnings.push({
         code: 'late_upload',

@@ -20,10 +20,10 @@ before(async () => {
 });
 after(() => ctx.close());
 
-async function upload(meetingId: number | string, raceNumber: number, ids: string[]) {
+async function upload(meetingId: number | string, raceNumber: number, ids: string[], over: Record<string, unknown> = {}) {
   const res = await ctx.app.inject({
     method: 'POST', url: '/public/uploadRaceV2',
-    payload: JSON.stringify({ meeting_id: meetingId, race_number: raceNumber, bets: ids.map((id) => buildBet({ id })) }),
+    payload: JSON.stringify({ meeting_id: meetingId, race_number: raceNumber, bets: ids.map((id) => buildBet({ id, ...over })) }),
     headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
   });
   assert.equal(res.statusCode, 200, res.body);
@@ -55,4 +55,16 @@ test('the race is read from the catalogue at each upload: registering it ends th
     races: [{ race_number: 9, start_time: '2024-05-01T17:05:00+10:00' }],
   }])));
   assert.deepEqual((await upload(1234567, 9, ['r9-b'])).warnings, []);
+});
+
+test('a meeting the catalogue does not know, bets without user_state: stored, with a no_jurisdiction warning (no authority sees them)', async () => {
+  const res = await upload(999002, 1, ['ns-1', 'ns-2', 'ns-3'], { user_state: undefined });
+  assert.equal(res.created, 3);
+  assert.deepEqual(res.warnings, [{
+    code: 'no_jurisdiction', field: 'bets/0/user_state', count: 3,
+    message: 'meeting 999002 is not in the catalogue and 3 bets have no user_state: no racing authority sees them until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
+  }]);
+  // With user_state, or on a meeting the catalogue knows, an authority sees them: no warning.
+  assert.deepEqual((await upload(999002, 1, ['ns-4'], { user_state: 'VIC' })).warnings, []);
+  assert.deepEqual((await upload(1234567, 7, ['ns-5'], { user_state: undefined })).warnings, []);
 });
