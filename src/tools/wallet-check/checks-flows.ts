@@ -1,6 +1,6 @@
 // Checks of the money flows of spec 2.4 and 3: token endpoint, reserve/confirm/settleBet (full and
 // partial acceptance), reserve/refundBet, each debit and credit transactionType, the bonus flag
-// (credit, reserve, confirm, settleBet; refundBet and debit).
+// (credit, reserve, confirm, settleBet; refundBet, a reversal and a cash-out); a losing bet's settleBet of 0.00 and a second settleBet of a bet.
 import { confirmBody, CREDIT_TYPES, creditBody, DEBIT_TYPES, debitBody, newBet, refundBetBody, reserveBody, settleBetBody } from './bodies.ts';
 import { describe } from './client.ts';
 import { expectSuccess, fail, tracker, type Ctx } from './expect.ts';
@@ -54,6 +54,25 @@ function betFlow(name: string, reserved: number, accepted: number, payout: numbe
     },
   };
 }
+
+/**
+ * A result that changes pays the difference with a second settleBet of the same bet (wagerline's
+ * settlement, docs/settlement.md): the wallet must take it as a new credit, not a duplicate.
+ */
+const resettle: Check = {
+  name: 'settleBet twice (an amended result pays the difference)',
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    const bet = newBet(ctx.userId);
+    expectSuccess(await ctx.client.post('reserve', reserveBody(bet, 500, ctx.unit)), 'reserve');
+    expectSuccess(await ctx.client.post('confirm', confirmBody(bet, 500, ctx.unit)), 'confirm');
+    expectSuccess(await ctx.client.post('settleBet', settleBetBody(bet, 1000, ctx.unit)), 'settleBet');
+    await moved('after the first settleBet', { cash: 500 });
+    expectSuccess(await ctx.client.post('settleBet', settleBetBody(bet, 400, ctx.unit)), 'second settleBet of the bet');
+    await moved('after the second settleBet (both paid: 10.00 + 4.00)', { cash: 900 });
+    return verified(ctx);
+  },
+};
 
 const refundFlow: Check = {
   name: 'reserve → refundBet',
@@ -132,6 +151,9 @@ export const FLOW_CHECKS: Check[] = [
   betFlow('reserve → confirm (full) → settleBet', 1000, 1000, 2500),
   // Cents in every amount: a wallet that drops or rounds them fails here.
   betFlow('reserve → confirm (partial) → settleBet', 1050, 625, 1275),
+  // wagerline closes a losing bet with a settleBet of 0.00 (docs/settlement.md).
+  betFlow('reserve → confirm → settleBet 0.00 (a losing bet)', 500, 500, 0),
+  resettle,
   refundFlow,
   ...debits,
   ...credits,

@@ -42,6 +42,8 @@ export interface RuleFlags {
   ignoreBonus: boolean;
   /** break mode `partial`: confirm takes the whole reservation. */
   ignorePartial: boolean;
+  /** break mode `settle-once`: settleBet only pays a winner, once (refuses 0 and a second one). */
+  settleOnce?: boolean;
 }
 
 const NONE: Effect = { cash: 0, bonus: 0, reserved: 0, held: 0, confirmed: 0, refunded: 0, settled: 0 };
@@ -77,6 +79,7 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
   if (req.op === 'settleBet') {
     if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: it cannot be settled`);
+    if (flags.settleOnce && (req.amount === 0 || bet.settled > 0)) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: only one settleBet, of a winner`);
     return { ...NONE, cash: req.amount, settled: req.amount }; // winnings always go to cash (spec 2.4)
   }
   if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {

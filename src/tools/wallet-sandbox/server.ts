@@ -60,7 +60,7 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   const style: ErrorStyle = breaks.has('error-text') ? 'error-text' : breaks.has('error-shape') ? 'error-shape' : 'spec';
   const flags: RunFlags = {
     ignoreBonus: breaks.has('bonus'), ignorePartial: breaks.has('partial'), reapplyOnReplay: breaks.has('idempotency'),
-    ignoreMismatch: breaks.has('mismatch'), racy: breaks.has('race'),
+    ignoreMismatch: breaks.has('mismatch'), racy: breaks.has('race'), settleOnce: breaks.has('settle-once'),
   };
   const validateOptions = {
     unit,

@@ -25,6 +25,7 @@ export const BREAK_MODES = [
   'transaction-types', // debit/credit refuse some transactionType values of spec 2.4
   'token-shape', // /auth/token answers without expires_in and token_type
   'whole-units', // dollar amounts lose their cents (12.50 is taken as 12)
+  'settle-once', // settleBet pays winners only, once: a 0.00 settleBet and a second one are refused
 ] as const;
 export type BreakMode = (typeof BREAK_MODES)[number];
 
