@@ -1,6 +1,7 @@
 // Checks of the money flows of spec 2.4 and 3: token endpoint, reserve/confirm/settleBet (full and
-// partial acceptance), reserve/refundBet, each debit and credit transactionType, the bonus flag
-// (credit, reserve, confirm, settleBet; refundBet, a reversal and a cash-out); a losing bet's settleBet of 0.00 and a second settleBet of a bet.
+// partial acceptance, a loser's 0.00, a second settleBet of a bet), reserve/refundBet, each debit
+// and credit transactionType, the bonus flag (credit, reserve, confirm, settleBet; refundBet, a
+// reversal and a cash-out).
 import { confirmBody, CREDIT_TYPES, creditBody, DEBIT_TYPES, debitBody, newBet, refundBetBody, reserveBody, settleBetBody } from './bodies.ts';
 import { describe } from './client.ts';
 import { expectSuccess, fail, tracker, type Ctx } from './expect.ts';
