@@ -54,11 +54,6 @@ export const REDACT = [
   '*.token',
 ];
 
-/** WAGERLINE_TRUST_PROXY as Fastify takes it: a hop count becomes "trust the first n hops". */
-function trustedProxies(setting: false | number | string): boolean | string | ((address: string, hop: number) => boolean) {
-  return typeof setting === 'number' ? (_address, hop) => hop < setting : setting;
-}
-
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
@@ -69,7 +64,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     return503OnClosing: true,
     // Behind a reverse proxy, request.ip (a bet's ip_address, the token rate limit, the logs) is
     // the client's only when the proxy is trusted to say it (X-Forwarded-For).
-    trustProxy: trustedProxies(config.WAGERLINE_TRUST_PROXY),
+    trustProxy: config.WAGERLINE_TRUST_PROXY,
     // No type coercion anywhere (Fastify's default turns ["x"] into "x" and "1" into 1): a JSON
     // field of the wrong type is a 400. Query values are strings by nature: their schemas are
     // strings (with patterns) and the routes parse them explicitly (docs/errors.md).

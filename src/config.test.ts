@@ -14,8 +14,7 @@ test('defaults apply when nothing is set', () => {
   assert.equal(config.WAGERLINE_TRUST_PROXY, false);
 });
 
-test('WAGERLINE_TRUST_PROXY: a hop count, or addresses and CIDR ranges of either family', () => {
-  assert.equal(loadConfig({ WAGERLINE_TRUST_PROXY: '2' }).WAGERLINE_TRUST_PROXY, 2);
+test('WAGERLINE_TRUST_PROXY: addresses and CIDR ranges of either family', () => {
   assert.equal(loadConfig({ WAGERLINE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,fd00::/8' }).WAGERLINE_TRUST_PROXY, '10.0.0.0/8,127.0.0.1,fd00::/8');
 });
 
@@ -27,7 +26,9 @@ const wrong: Array<[string, string, RegExp]> = [
   ['DATABASE_URL', 'mysql://x/y', /^DATABASE_URL: must use postgres:\/\//],
   ['WAGERLINE_SECRET_KEY', 'c2hvcnQ=', /^WAGERLINE_SECRET_KEY: must be 32 bytes/],
   ['WAGERLINE_TOKEN_TTL_SECONDS', '10', /^WAGERLINE_TOKEN_TTL_SECONDS: must be between 60/],
-  ['WAGERLINE_TRUST_PROXY', 'proxy.local', /^WAGERLINE_TRUST_PROXY: must be off, a number of proxy hops \(1-10\), or comma-separated addresses or CIDR ranges, got "proxy.local"/],
+  ['WAGERLINE_TRUST_PROXY', 'proxy.local', /^WAGERLINE_TRUST_PROXY: must be off, or the proxies' addresses or CIDR ranges, comma-separated, got "proxy.local"/],
+  // A hop count would believe whoever connects directly: refused.
+  ['WAGERLINE_TRUST_PROXY', '2', /^WAGERLINE_TRUST_PROXY: .+got "2"/],
   ['WAGERLINE_TRUST_PROXY', '10.0.0.0/8,::1/129', /^WAGERLINE_TRUST_PROXY: .+got "::1\/129"/],
   ['WAGERLINE_TRUST_PROXY', '0', /^WAGERLINE_TRUST_PROXY: .+got "0"/],
   ['WAGERLINE_TRUST_PROXY', '10.0.0.0/33', /^WAGERLINE_TRUST_PROXY: .+got "10.0.0.0\/33"/],

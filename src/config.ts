@@ -56,12 +56,12 @@ const postgresUrl: Parser<string> = (raw, name) => {
 };
 
 /**
- * Fastify's trustProxy: `off`; a number of proxy hops; or the proxies' addresses and CIDR ranges,
- * comma-separated (the only form that lets a client not forge X-Forwarded-For past them).
+ * Fastify's trustProxy: `off`, or the proxies' addresses and CIDR ranges, comma-separated. No hop
+ * count: it would believe X-Forwarded-For from whoever connects directly, letting any client name
+ * its own address (and slip the token endpoint's rate limit).
  */
-const trustProxy: Parser<false | number | string> = (raw, name) => {
+const trustProxy: Parser<false | string> = (raw, name) => {
   if (raw === 'off') return false;
-  if (/^\d+$/.test(raw) && Number(raw) >= 1 && Number(raw) <= 10) return Number(raw);
   const entries = raw.split(',').map((e) => e.trim());
   const wrong = entries.find((e) => {
     const [address, bits, extra] = e.split('/');
@@ -69,7 +69,7 @@ const trustProxy: Parser<false | number | string> = (raw, name) => {
     const maxBits = family === 6 ? 128 : 32;
     return !family || extra !== undefined || (bits !== undefined && !(/^\d+$/.test(bits) && Number(bits) <= maxBits));
   });
-  if (wrong !== undefined) throw new ConfigError(name, `must be off, a number of proxy hops (1-10), or comma-separated addresses or CIDR ranges, got "${wrong}"`);
+  if (wrong !== undefined) throw new ConfigError(name, `must be off, or the proxies' addresses or CIDR ranges, comma-separated, got "${wrong}"`);
   return entries.join(',');
 };
 
@@ -96,7 +96,7 @@ export const SETTINGS = {
   HOST: setting(text, 'Address the HTTP server listens on.', '127.0.0.1'),
   PORT: setting(integer(0, 65535), 'Port the HTTP server listens on.', '8080'),
   LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level of the JSON logs on stderr.', 'info'),
-  WAGERLINE_TRUST_PROXY: setting(trustProxy, 'The reverse proxies in front of the server, whose X-Forwarded-For names the client: their addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8), or a number of hops. A bet records the client address it gives, and the token endpoint limits by it. off: the address of whoever connects.', 'off'),
+  WAGERLINE_TRUST_PROXY: setting(trustProxy, 'The reverse proxies in front of the server, whose X-Forwarded-For names the client: their addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8). A bet records the client address it gives, and the token endpoint limits by it. off: the address of whoever connects.', 'off'),
   WAGERLINE_DATA_DIR: setting(text, 'Directory for the embedded database and the generated secret key.', '.wagerline'),
   WAGERLINE_EMBEDDED_PG_PORT: setting(integer(1, 65535), 'Port of the embedded PostgreSQL (only when DATABASE_URL is unset).', '54329'),
   WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets (token signing keys, wallet credentials) and signs page cursors. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),

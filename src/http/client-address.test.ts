@@ -30,6 +30,7 @@ test('a trusted proxy range: the client it names; anyone else cannot forge one',
   assert.deepEqual(await addressesSeen('10.0.0.0/8'), { fromProxy: '203.0.113.9', chain: '203.0.113.9', fromElsewhere: '192.0.2.5' });
 });
 
-test('a hop count: that many proxies are trusted, whoever they are', async () => {
-  assert.deepEqual(await addressesSeen('2'), { fromProxy: '203.0.113.9', chain: '198.51.100.4', fromElsewhere: '203.0.113.9' });
+test('two trusted ranges: each hop is believed only when it comes from one of them', async () => {
+  // 198.51.100.4 is named by 203.0.113.9, which is trusted here too: the client is the hop before it.
+  assert.deepEqual(await addressesSeen('10.0.0.0/8,203.0.113.0/24'), { fromProxy: '203.0.113.9', chain: '198.51.100.4', fromElsewhere: '192.0.2.5' });
 });
