@@ -39,11 +39,10 @@ function betKey(items: unknown[]): q.BetKey | undefined {
   return { source, bet_id: betId, leg: leg as number };
 }
 
-/** Why a race of a meeting the catalogue lists is not one of its races, or undefined when it is (or the meeting is not listed). */
 /**
  * An authority sees a bet through its meeting's jurisdiction or its user_state (docs/reports.md):
- * on a meeting the catalogue does not know, a bet without user_state reaches none — until the
- * meeting is imported (reports join the catalogue when they run).
+ * on a meeting the catalogue does not know, a bet without user_state reaches none (a multi only
+ * through its other legs) — until the meeting is imported (reports join the catalogue when they run).
  */
 function noJurisdiction(meetingId: number, states: ReadonlyArray<string | null>): UploadWarning | undefined {
   const first = states.indexOf(null);
@@ -52,10 +51,11 @@ function noJurisdiction(meetingId: number, states: ReadonlyArray<string | null>)
   return {
     code: 'no_jurisdiction', field: `bets/${first}/user_state`, count,
     message: `meeting ${meetingId} is not in the catalogue and ${count === 1 ? 'a bet has' : `${count} bets have`} no user_state: `
-      + 'no racing authority sees them until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
+      + 'no racing authority sees them here until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
   };
 }
 
+/** Why a race of a meeting the catalogue lists is not one of its races, or undefined when it is (or the meeting is not listed). */
 function unlistedRace(meetingId: number, raceNumber: number, races: number[] | null): string | undefined {
   if (races === null || races.includes(raceNumber)) return undefined;
   const listed = races.length ? `lists races ${races.join(', ')} of meeting ${meetingId}, not race ${raceNumber}` : `lists meeting ${meetingId} without races`;

@@ -62,7 +62,7 @@ test('a meeting the catalogue does not know, bets without user_state: stored, wi
   assert.equal(res.created, 3);
   assert.deepEqual(res.warnings, [{
     code: 'no_jurisdiction', field: 'bets/0/user_state', count: 3,
-    message: 'meeting 999002 is not in the catalogue and 3 bets have no user_state: no racing authority sees them until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
+    message: 'meeting 999002 is not in the catalogue and 3 bets have no user_state: no racing authority sees them here until the meeting is imported (meeting import, catalog import) or user_state is given; stored all the same',
   }]);
   // With user_state, or on a meeting the catalogue knows, an authority sees them: no warning.
   assert.deepEqual((await upload(999002, 1, ['ns-4'], { user_state: 'VIC' })).warnings, []);

@@ -23,11 +23,12 @@ const LateQuery = Type.Object({ from: Day('First'), to: Day('Last') });
 
 const Money = Type.String({ description: 'Decimal string with 2 places, e.g. "1234.50"' });
 const TurnoverRow = Type.Object({
+  currency: Type.String({ description: 'ISO 4217: every row is of one currency; amounts of two are never added' }),
   bets: Type.Integer({ description: 'Bets in the group (a multi-leg bet once), every status' }),
   void_bets: Type.Integer({ description: 'Of those, Cancelled or FullRefund (they count zero)' }),
   turnover: Money, bonus_turnover: Money, bet_back_turnover: Money, payout: Money,
   net_result: { ...Money, description: 'turnover - payout' },
-}, { additionalProperties: true, description: 'The group keys asked for, then the figures' });
+}, { additionalProperties: true, description: 'The group keys asked for, then currency (unless asked for), then the figures' });
 const LateRow = Type.Object({
   date: Type.String(), tenant_id: Type.String(), tenant_name: Type.String(), client_id: Type.String(),
   meeting_id: Type.Integer(), race_number: Type.Integer(), bets: Type.Integer(), late_bets: Type.Integer(),

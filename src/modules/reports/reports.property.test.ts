@@ -1,6 +1,7 @@
 // Properties of the turnover report over random bets uploaded through the real endpoint: the
-// ungrouped totals equal a model computed here in integer cents, and the rows of any grouping sum
-// to the ungrouped totals (every bet in exactly one group, a multi-leg bet once).
+// ungrouped totals of each currency equal a model computed here in integer cents, and the rows of
+// any grouping sum to them (every bet in exactly one group, a multi-leg bet once, no two
+// currencies in one row).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import fc from 'fast-check';
@@ -29,6 +30,7 @@ const betArb = fc.record({
   source: fc.constantFrom('TAB', 'SKY'),
   meeting: fc.constantFrom(100, 200),
   race: fc.integer({ min: 1, max: 4 }),
+  currency: fc.constantFrom('AUD', 'NZD'),
 });
 const keysArb = fc.subarray(Object.keys(GROUP_KEYS), { minLength: 1, maxLength: 4 });
 
@@ -49,7 +51,7 @@ test('property: totals equal the model, and any grouping sums to the ungrouped t
         if (!races.has(key)) races.set(key, []);
         races.get(key)!.push(buildBet({
           id: `p${run}-${i}`, source: b.source, leg, type: b.multiLegs ? 'multi' : 'win', amount: b.amount / 100, payout: b.payout / 100,
-          net_result: undefined, status: b.status, user_state: b.state, medium: b.medium, bonus: b.bonus,
+          net_result: undefined, status: b.status, user_state: b.state, medium: b.medium, bonus: b.bonus, currency: b.currency,
           ...(b.betBack === undefined ? {} : { back_indicator: true, bet_back_amount: b.betBack / 100 }),
         }));
       }
@@ -67,16 +69,22 @@ test('property: totals equal the model, and any grouping sums to the ungrouped t
       assert.equal(res.statusCode, 200, res.body);
       return res.json().rows as Record<string, unknown>[];
     };
-    const counted = bets.filter((b) => b.status !== 'Cancelled' && b.status !== 'FullRefund');
     const sum = (list: typeof bets, f: (b: (typeof bets)[number]) => number) => list.reduce((n, b) => n + f(b), 0);
-    const model = [bets.length, bets.length - counted.length, sum(counted, (b) => b.amount), sum(counted, (b) => (b.bonus ? b.amount : 0)),
-      sum(counted, (b) => b.betBack ?? 0), sum(counted, (b) => b.payout), sum(counted, (b) => b.amount - b.payout)];
-    const [total] = await get('');
-    assert.deepEqual(figures(total!), model);
+    const modelOf = (currency: string) => {
+      const all = bets.filter((b) => b.currency === currency);
+      const counted = all.filter((b) => b.status !== 'Cancelled' && b.status !== 'FullRefund');
+      return [all.length, all.length - counted.length, sum(counted, (b) => b.amount), sum(counted, (b) => (b.bonus ? b.amount : 0)),
+        sum(counted, (b) => b.betBack ?? 0), sum(counted, (b) => b.payout), sum(counted, (b) => b.amount - b.payout)];
+    };
+    const currencies = [...new Set(bets.map((b) => b.currency))].sort();
+    const totals = await get('');
+    assert.deepEqual(totals.map((r) => [r.currency, ...figures(r)]), currencies.map((c) => [c, ...modelOf(c)]), 'one row of totals per currency');
     const grouped = await get(`&group_by=${keys.join(',')}`);
-    const summed = grouped.map(figures).reduce((acc, f) => acc.map((v, i) => v + f[i]!));
-    assert.deepEqual(summed, model);
-    const distinct = new Set(grouped.map((r) => JSON.stringify(keys.map((k) => r[k]))));
+    for (const c of currencies) {
+      const summed = grouped.filter((r) => r.currency === c).map(figures).reduce((acc, f) => acc.map((v, i) => v + f[i]!));
+      assert.deepEqual(summed, modelOf(c));
+    }
+    const distinct = new Set(grouped.map((r) => JSON.stringify([...keys, 'currency'].map((k) => r[k]))));
     assert.equal(distinct.size, grouped.length, 'each group appears once');
   }), { numRuns: 25 });
 });
