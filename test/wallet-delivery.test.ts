@@ -154,7 +154,10 @@ describe('retries', () => {
     row = await f.call(settle!.transactionId);
     assert.deepEqual([row.status, row.failures], ['pending', 2]);
     assert.equal(row.next_attempt_at.getTime(), f.clock().getTime() + 10 * MIN);
-    f.clock.set(row.next_attempt_at);
+    // An operator who has fixed the cause need not wait for the schedule: retry sends it now.
+    assert.equal((await f.wallet.retry(settle!.transactionId)).status, 'pending');
+    row = await f.call(settle!.transactionId);
+    assert.deepEqual([row.failures, row.next_attempt_at.getTime()], [0, f.clock().getTime()]);
     await f.worker.drain();
     assert.equal((await f.call(settle!.transactionId)).status, 'delivered');
     assert.deepEqual((await f.attempts(settle!.transactionId)).map((a) => [a.http_status, a.outcome]), [[409, 'final'], [409, 'final'], [200, 'success']]);
@@ -252,7 +255,7 @@ describe('retries', () => {
     assert.ok(failed.calls.some((c) => c.call_id === first!.transactionId));
     const retried = await f.wallet.retry(first!.transactionId);
     assert.equal(retried.status, 'pending');
-    await assert.rejects(f.wallet.retry(first!.transactionId), /is pending, not failed/);
+    await assert.rejects(f.wallet.retry(first!.transactionId), /is pending and has not failed: only a failed call, or one waiting after a failure, is retried/);
     await f.worker.drain();
     assert.equal((await f.call(first!.transactionId)).status, 'delivered');
     assert.equal((await f.call(second!.transactionId)).status, 'delivered');

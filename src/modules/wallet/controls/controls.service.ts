@@ -45,9 +45,14 @@ function attemptView(row: AttemptRow) {
 }
 
 export function createWalletControls({ db, clock }: { db: Pool; clock: () => Date }) {
-  async function findFailed(callId: string, tenantId?: string): Promise<CallRow> {
+  async function findCall(callId: string, tenantId?: string): Promise<CallRow> {
     const row = isUuid(callId) ? await q.findCall(db, callId, tenantId ?? null) : undefined;
     if (!row) throw new AppError('wallet_call_not_found', `no wallet call with id "${callId}"`);
+    return row;
+  }
+
+  async function findFailed(callId: string, tenantId?: string): Promise<CallRow> {
+    const row = await findCall(callId, tenantId);
     if (row.status !== 'failed') throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}, not failed`);
     return row;
   }
@@ -84,11 +89,20 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
       const rows = await q.failedCalls(db, tenantId ?? null, limit);
       return { count: rows.length, calls: rows.map(callView) };
     },
-    /** Re-queues a parked call with a fresh retry budget; later calls of its bet follow it. With a tenant, only its own call. */
+    /**
+     * Sends a parked call again now, with a fresh retry budget — or one waiting for its next
+     * attempt after a failure (a settleBet the wallet refused waits up to hours on the schedule);
+     * later calls of its bet follow it. With a tenant, only its own call.
+     */
     async retry(callId: string, tenantId?: string) {
-      const row = await findFailed(callId, tenantId);
+      const row = await findCall(callId, tenantId);
+      const waiting = row.status === 'pending' && row.failures > 0;
+      if (row.status !== 'failed' && !waiting) {
+        throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}${row.status === 'pending' ? ' and has not failed' : ''}: `
+          + 'only a failed call, or one waiting after a failure, is retried');
+      }
       const updated = await q.requeueCall(db, row.tenant_id, row.transaction_id, clock());
-      if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed`);
+      if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed or waiting (a worker took it)`);
       await notifyWorkers(db, row.tenant_id);
       return callView(updated);
     },
