@@ -125,24 +125,32 @@ const bonusFlag: Check = {
 };
 
 /**
- * A bonus bet's stake returns to the bonus balance; its winnings move in cash, as settleBet pays
- * them (spec 2.4): their reversal (deductbetwin) takes cash and a cash-out pays cash, whatever
- * bonusFlag says — taken from bonus, a reversed win would leave the user the cash.
+ * A bonus bet's stake moves in bonus; its winnings move in cash, as settleBet pays them (spec
+ * 2.4): their reversal (deductbetwin) takes cash and a cash-out pays cash, whatever bonusFlag
+ * says — taken from bonus, a reversed win would leave the user the cash. Each flow as wagerline
+ * sends it, on a bet of its own.
  */
 const bonusRefundAndDebit: Check = {
   name: 'bonus refund, reversal and cash-out',
   async run(ctx) {
     const moved = await tracker(ctx);
-    const bet = newBet(ctx.userId, true);
-    expectSuccess(await ctx.client.post('credit', creditBody(bet, 300, ctx.unit, 'adjustreversetransaction')), 'credit with bonusFlag true');
-    expectSuccess(await ctx.client.post('reserve', reserveBody(bet, 200, ctx.unit)), 'reserve with bonusFlag true');
+    const refunded = newBet(ctx.userId, true);
+    expectSuccess(await ctx.client.post('credit', creditBody(refunded, 300, ctx.unit, 'adjustreversetransaction')), 'credit with bonusFlag true');
+    expectSuccess(await ctx.client.post('reserve', reserveBody(refunded, 200, ctx.unit)), 'reserve with bonusFlag true');
     await moved('after a bonus reserve', { bonus: 100 });
-    expectSuccess(await ctx.client.post('refundBet', refundBetBody(bet, 200, ctx.unit)), 'refundBet of a bonus bet');
+    expectSuccess(await ctx.client.post('refundBet', refundBetBody(refunded, 200, ctx.unit)), 'refundBet of a bonus bet');
     await moved('after refundBet of a bonus bet (back to the bonus balance)', { bonus: 300 });
-    expectSuccess(await ctx.client.post('debit', debitBody(bet, 100, ctx.unit, 'deductbetwin')), 'debit deductbetwin of a bonus bet');
-    await moved('after deductbetwin of a bonus bet (winnings reversed from cash, where settleBet paid them)', { bonus: 300, cash: -100 });
-    expectSuccess(await ctx.client.post('credit', creditBody(bet, 200, ctx.unit, 'cashout')), 'credit cashout of a bonus bet');
-    await moved('after a cash-out of a bonus bet (paid in cash, as winnings are)', { bonus: 300, cash: 100 });
+    const reversed = newBet(ctx.userId, true);
+    expectSuccess(await ctx.client.post('reserve', reserveBody(reversed, 100, ctx.unit)), 'reserve of a second bonus bet');
+    expectSuccess(await ctx.client.post('confirm', confirmBody(reversed, 100, ctx.unit)), 'confirm of a bonus bet');
+    expectSuccess(await ctx.client.post('settleBet', settleBetBody(reversed, 300, ctx.unit)), 'settleBet of a bonus bet');
+    expectSuccess(await ctx.client.post('debit', debitBody(reversed, 100, ctx.unit, 'deductbetwin')), 'debit deductbetwin of a bonus bet');
+    await moved('after settleBet 3.00 then deductbetwin 1.00 of a bonus bet (winnings paid and taken back in cash)', { bonus: 200, cash: 200 });
+    const cashedOut = newBet(ctx.userId, true);
+    expectSuccess(await ctx.client.post('reserve', reserveBody(cashedOut, 100, ctx.unit)), 'reserve of a third bonus bet');
+    expectSuccess(await ctx.client.post('confirm', confirmBody(cashedOut, 100, ctx.unit)), 'confirm of a bonus bet');
+    expectSuccess(await ctx.client.post('credit', creditBody(cashedOut, 200, ctx.unit, 'cashout')), 'credit cashout of a bonus bet');
+    await moved('after a cash-out of a bonus bet (paid in cash, as winnings are)', { bonus: 100, cash: 400 });
     return verified(ctx);
   },
 };

@@ -103,6 +103,7 @@ const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)'],
   'token-shape': ['token endpoint'],
   'whole-units': ['reserve → confirm (partial) → settleBet'],
+  'bonus-winnings': ['bonus refund, reversal and cash-out'],
   'settle-once': ['reserve → confirm → settleBet 0.00 (a losing bet)', 'settleBet twice (an amended result pays the difference)'],
 };
 

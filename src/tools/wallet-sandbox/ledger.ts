@@ -44,6 +44,8 @@ export interface RuleFlags {
   ignorePartial: boolean;
   /** break mode `settle-once`: settleBet only pays a winner, once (refuses 0 and a second one). */
   settleOnce?: boolean;
+  /** break mode `bonus-winnings`: a reversal or cash-out of a bonus bet follows bonusFlag (bonus). */
+  bonusWinnings?: boolean;
 }
 
 const NONE: Effect = { cash: 0, bonus: 0, reserved: 0, held: 0, confirmed: 0, refunded: 0, settled: 0 };
@@ -61,7 +63,7 @@ function move(useBonus: boolean, cents: number, more: Partial<Effect> = {}): Eff
 const WINNINGS_TYPES = new Set(['deductbetwin', 'betwincancelled', 'cashout']);
 
 export function decide(req: TxRequest, user: UserState, bet: BetState | undefined, flags: RuleFlags): Effect | Answer {
-  const useBonus = req.bonusFlag && !flags.ignoreBonus && !WINNINGS_TYPES.has(req.transactionType ?? '');
+  const useBonus = req.bonusFlag && !flags.ignoreBonus && (flags.bonusWinnings || !WINNINGS_TYPES.has(req.transactionType ?? ''));
   const balance = useBonus ? user.bonus : user.cash;
   const which = useBonus ? 'bonus' : 'cash';
   if (bet && bet.userId !== req.userId) return errorAnswer('USER_MISMATCH', `bet ${req.betId} belongs to another user`);

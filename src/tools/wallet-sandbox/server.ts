@@ -61,6 +61,7 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   const flags: RunFlags = {
     ignoreBonus: breaks.has('bonus'), ignorePartial: breaks.has('partial'), reapplyOnReplay: breaks.has('idempotency'),
     ignoreMismatch: breaks.has('mismatch'), racy: breaks.has('race'), settleOnce: breaks.has('settle-once'),
+    bonusWinnings: breaks.has('bonus-winnings'),
   };
   const validateOptions = {
     unit,

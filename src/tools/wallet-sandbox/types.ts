@@ -26,6 +26,7 @@ export const BREAK_MODES = [
   'token-shape', // /auth/token answers without expires_in and token_type
   'whole-units', // dollar amounts lose their cents (12.50 is taken as 12)
   'settle-once', // settleBet pays winners only, once: a 0.00 settleBet and a second one are refused
+  'bonus-winnings', // a bonus bet's reversed winnings and cash-out move the bonus balance, not cash
 ] as const;
 export type BreakMode = (typeof BREAK_MODES)[number];
 
