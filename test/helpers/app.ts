@@ -92,7 +92,7 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
 /** A tenant with one client; returns the client's credentials and a token for it. */
 export async function seedClient(
   ctx: TestContext,
-  options: { scopes?: string[]; agencies?: string[]; jurisdictions?: string[]; currency?: string; timezone?: string; tenantId?: string } = {},
+  options: { scopes?: string[]; agencies?: string[]; jurisdictions?: string[]; venues?: string[]; currency?: string; timezone?: string; tenantId?: string } = {},
 ) {
   // A new tenant, unless the client is to join an existing one.
   const tenant = options.tenantId
@@ -103,6 +103,7 @@ export async function seedClient(
     scopes: options.scopes ?? ['upload'],
     agencies: options.agencies ?? ['TAB'],
     jurisdictions: options.jurisdictions,
+    venues: options.venues,
   });
   const { access_token } = await ctx.tokens.grant(client.client_id, client.client_secret);
   return { tenant, client, token: access_token, auth: { authorization: `Bearer ${access_token}` } };

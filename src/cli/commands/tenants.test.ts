@@ -30,6 +30,9 @@ test('tenant list: every tenant, oldest first, with created_at and disabled', as
     { tenant_id: b.tenant_id, name: 'Beta Bet', currency: 'NZD', timezone: 'Pacific/Auckland', created_at: 'x', disabled: false, disabled_at: null },
   ]);
   assert.ok(mine.every((t: { created_at: string }) => ISO.test(t.created_at)));
+  // A track owner's report client: the venues whose meetings it sees (docs/reports.md).
+  const track = await ok(['client', 'create', '--tenant', a.tenant_id, '--scopes', 'report', '--venues', 'Flemington,Caulfield']);
+  assert.deepEqual([track.venues, track.jurisdictions], [['Flemington', 'Caulfield'], []]);
 });
 
 test('tenant show: nothing configured, then clients, wallet, user auth and limits, never a secret', async () => {

@@ -60,9 +60,10 @@ export function registerTenantCommands(program: Command): Command {
     .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to (UUID)', uuid)
     .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin, platform (docs/auth.md)', list)
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
-    .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated', list)
+    .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated (a racing authority, a regulator)', list)
+    .option('--venues <list>', 'for report clients: venues whose meetings it may see, comma-separated, as the catalogue names them (a track owner)', list)
     .option('--name <text>', 'a label for the client')
-    .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string }) =>
+    .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; venues?: string[]; name?: string }) =>
       withRuntime((rt) =>
         rt.services.tenants.createClient({ ...opts, tenantId: opts.tenant }),
       ),

@@ -217,6 +217,23 @@ test('no token is 401; a token with neither upload nor report is 403', async () 
   assert.match(res.json().detail, /"upload" \(own tenant\) or "report"/);
 });
 
+test('scope report with venues (a track owner): every tenant\'s bets on meetings at its venues, not its state\'s customers elsewhere', async () => {
+  const flemington = await seedClient(ctx, { scopes: ['report'], venues: ['flemington'] });
+  // Meeting 200 (Flemington): a5, a6, the multi m1 on its second leg (its first is at Randwick), b1.
+  // Not a2, a VIC customer at Randwick, which the VIC authority sees.
+  const got = (await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id,race_number'))
+    .filter((r) => r.tenant_id === a.tenant.tenant_id || r.tenant_id === b.tenant.tenant_id); // c's multi-leg cases aside
+  assert.ok(got.length > 0 && (await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=meeting_id')).every((r) => r.meeting_id === 200));
+  assert.deepEqual(got.map((r) => [r.tenant_id === a.tenant.tenant_id ? 'A' : 'B', r.meeting_id, r.race_number, r.bets, r.turnover]).sort(), [
+    ['A', 200, 2, 3, '33.33'], ['B', 200, 2, 1, '50.00'],
+  ]);
+  const randwick = await seedClient(ctx, { scopes: ['report'], venues: ['Randwick'] });
+  const late = await report(randwick, 'late-uploads?from=2024-05-01&to=2024-05-02');
+  assert.equal(late.statusCode, 200, late.body);
+  assert.deepEqual(late.json().rows.map((r: Record<string, unknown>) => [r.meeting_id, r.late_bets, r.late_changes]), [[100, 0, 1]], 'a1, corrected late');
+  assert.deepEqual((await report(flemington, 'late-uploads?from=2024-05-01&to=2024-05-02')).json().rows, []);
+});
+
 test('every row is of one currency: an authority\'s total over an AUD and an NZD operator is two rows, never their sum', async () => {
   const nz = await seedClient(ctx, { agencies: ['NZT'], currency: 'NZD' });
   await ctx.services.catalogue.importMeetings([{ meeting_id: 400, date: '2024-05-03', venue: 'Caulfield', jurisdiction: 'VIC', code: 'T', races: [] }]);

@@ -17,14 +17,20 @@ export function inReportTransaction<T>(db: Pool, timeoutMs: number, fn: (tx: Que
   }, { isolation: 'repeatable read', readOnly: true });
 }
 
-/** Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions. */
-export type Viewer = { kind: 'tenant'; tenantId: string } | { kind: 'authority'; jurisdictions: string[] };
+/**
+ * Who sees what: an operator its own tenant; an authority every tenant, within its jurisdictions;
+ * a track owner every tenant, on the meetings at its venues.
+ */
+export type Viewer =
+  | { kind: 'tenant'; tenantId: string }
+  | { kind: 'authority'; jurisdictions: string[] }
+  | { kind: 'track'; venues: string[] };
 
-/** The jurisdictions of an active client (empty when it has none, is revoked or does not exist). */
-export async function clientJurisdictions(db: Queryable, clientId: string): Promise<string[]> {
-  const { rows } = await db.query<{ jurisdictions: string[] }>(
-    "SELECT jurisdictions FROM operator_clients WHERE client_id = $1 AND status = 'active'", [clientId]);
-  return rows[0]?.jurisdictions ?? [];
+/** The jurisdictions and venues of an active client (empty when it has none, is revoked or does not exist). */
+export async function clientReach(db: Queryable, clientId: string): Promise<{ jurisdictions: string[]; venues: string[] }> {
+  const { rows } = await db.query<{ jurisdictions: string[]; venues: string[] }>(
+    "SELECT jurisdictions, venues FROM operator_clients WHERE client_id = $1 AND status = 'active'", [clientId]);
+  return rows[0] ?? { jurisdictions: [], venues: [] };
 }
 
 export interface Range {
@@ -53,7 +59,8 @@ export type GroupKey = keyof typeof GROUP_KEYS;
 const MULTI_ROW_TYPES = `('multi', 'quaddie', 'dailydouble')`;
 
 // The bets in view: a FROM clause binding b (a reported_bets row) and t (its tenant), and the
-// conditions on them. $1 tenant id (operator) or jurisdictions (authority), $2 from, $3 to, $4 meeting id.
+// conditions on them. $1 tenant id (operator), jurisdictions (authority) or lower-cased venues
+// (track owner), $2 from, $3 to, $4 meeting id.
 // The jurisdictions are a parameter, not a join, so the planner keeps the per-tenant index path.
 // The rows come tenant by tenant (LATERAL), so each tenant's slice is read along (tenant_id,
 // racing_day) or (tenant_id, meeting_id, ...): tenant_id leads every index (ARCHITECTURE).
@@ -65,6 +72,15 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lo
       AND ($4::bigint IS NULL OR r.meeting_id = $4::bigint) ${extra}`;
   if (viewer.kind === 'tenant') {
     return { from: `(SELECT $1::uuid AS tenant_id) t CROSS JOIN LATERAL (${slice}) b`, where: [], lowerLeg: 'true' };
+  }
+  if (viewer.kind === 'track') {
+    // Bets on meetings at the track owner's venues; its customers' states are not its to see.
+    return {
+      from: `tenants t CROSS JOIN LATERAL (${slice}) b
+        JOIN meetings m ON m.meeting_id = b.meeting_id`,
+      where: ['lower(m.venue) = ANY ($1::text[])'],
+      lowerLeg: '(SELECT lower(lm.venue) FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY ($1::text[])',
+    };
   }
   // Bets on meetings in the authority's jurisdictions, or by customers in them (user_state).
   return {
@@ -136,7 +152,9 @@ export async function turnover(db: Queryable, viewer: Viewer, range: Range, keys
 }
 
 export function params(viewer: Viewer, range: Range): unknown[] {
-  return [viewer.kind === 'authority' ? viewer.jurisdictions : viewer.tenantId, range.from, range.to, range.meetingId];
+  const who = viewer.kind === 'tenant' ? viewer.tenantId
+    : viewer.kind === 'authority' ? viewer.jurisdictions : viewer.venues.map((v) => v.toLowerCase());
+  return [who, range.from, range.to, range.meetingId];
 }
 
 export interface LateRow {

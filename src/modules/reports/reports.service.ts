@@ -95,13 +95,15 @@ function parseMeeting(raw: string | undefined, errors: FieldError[]): string | n
 }
 
 /**
- * A `report` client with jurisdictions is an authority: it sees across tenants within them. Any
- * other client (`upload`, or `report` without jurisdictions: an operator's own analyst) sees its
- * own tenant — so an operator's report client never finds its reports empty.
+ * A `report` client with jurisdictions is an authority, one with venues a track owner: each sees
+ * across tenants within them. Any other client (`upload`, or `report` without either: an
+ * operator's own analyst) sees its own tenant — so an operator's report client never finds its
+ * reports empty.
  */
 async function viewerOf(db: Queryable, principal: Principal): Promise<q.Viewer> {
-  const jurisdictions = principal.scopes.includes('report') ? await q.clientJurisdictions(db, principal.clientId) : [];
-  if (jurisdictions.length > 0) return { kind: 'authority', jurisdictions };
+  const reach = principal.scopes.includes('report') ? await q.clientReach(db, principal.clientId) : { jurisdictions: [], venues: [] };
+  if (reach.jurisdictions.length > 0) return { kind: 'authority', jurisdictions: reach.jurisdictions };
+  if (reach.venues.length > 0) return { kind: 'track', venues: reach.venues };
   return { kind: 'tenant', tenantId: principal.tenantId };
 }
 

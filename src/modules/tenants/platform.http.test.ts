@@ -106,7 +106,7 @@ test('a platform token acts on every tenant\'s admin routes', async () => {
 test('powers beyond a tenant: only a platform token gives them or replaces their secret', async () => {
   const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
   const before = (await call('GET', T)).json().clients.length;
-  for (const body of [{ scopes: ['catalog'] }, { scopes: ['upload', 'platform'] }, { scopes: ['report'], jurisdictions: ['VIC'] }]) {
+  for (const body of [{ scopes: ['catalog'] }, { scopes: ['upload', 'platform'] }, { scopes: ['report'], jurisdictions: ['VIC'] }, { scopes: ['report'], venues: ['Flemington'] }]) {
     const refused = await call('POST', T, body, admin.auth);
     assert.equal(refused.statusCode, 403, JSON.stringify(body));
     assert.match(refused.json().detail, /only the platform may create such a client/);
@@ -122,6 +122,14 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   await ctx.tokens.grant(id, authority.json().client_secret);
   assert.equal((await call('POST', `${T}/${id}/rotate-secret`)).statusCode, 200, 'the platform may');
   assert.equal((await call('POST', `${T}/${id}/revoke`, undefined, admin.auth)).statusCode, 200, 'a tenant may revoke it');
+
+  const track = await call('POST', T, { scopes: ['report'], venues: [' Flemington ', 'flemington', 'Caulfield'] });
+  assert.equal(track.statusCode, 200, track.body);
+  assert.deepEqual([track.json().venues, track.json().jurisdictions], [['Flemington', 'Caulfield'], []], 'trimmed, one per venue whatever the case');
+  assert.equal((await call('POST', `${T}/${track.json().client_id}/rotate-secret`, undefined, admin.auth)).statusCode, 403);
+  const both = await call('POST', T, { scopes: ['report'], venues: ['Flemington'], jurisdictions: ['VIC'] });
+  assert.equal(both.statusCode, 400, both.body);
+  assert.match(both.json().detail, /jurisdictions \(an authority\) or venues \(a track owner\), not both/);
 });
 
 test('a back-office client granted other tenants: its secret is the platform\'s to replace', async () => {

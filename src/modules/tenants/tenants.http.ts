@@ -148,11 +148,14 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
         scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, admin; catalog and platform only with a platform token' }),
         agencies: Type.Optional(Codes('Source codes the client may upload for')),
         jurisdictions: Type.Optional(Codes('For report clients: jurisdictions it may see (an authority; only with a platform token)')),
+        venues: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), {
+          maxItems: 100, description: 'For report clients: venues whose meetings it may see, as the catalogue names them (a track owner; only with a platform token)',
+        })),
         name: Type.Optional(Text('A label for the client', 200)),
       }, { additionalProperties: false }),
     },
   }, async (request) => {
-    const b = request.body as { scopes: string[]; agencies?: string[]; jurisdictions?: string[]; name?: string };
+    const b = request.body as { scopes: string[]; agencies?: string[]; jurisdictions?: string[]; venues?: string[]; name?: string };
     const tenantId = tenantInReach(request);
     requirePlatformFor(request.principal!, 'create such a client', b);
     return deps.tenants.createClient({ ...b, tenantId });

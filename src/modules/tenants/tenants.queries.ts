@@ -18,6 +18,7 @@ export interface ClientRow {
   scopes: string[];
   agencies: string[];
   jurisdictions: string[];
+  venues: string[];
   status: 'active' | 'revoked';
   created_at: Date;
   revoked_at: Date | null;
@@ -55,9 +56,9 @@ export async function insertClient(
   c: Omit<ClientRow, 'status' | 'created_at' | 'revoked_at'>,
 ): Promise<ClientRow> {
   const { rows } = await db.query<ClientRow>(
-    `INSERT INTO operator_clients (tenant_id, client_id, name, secret_hash, scopes, agencies, jurisdictions)
-     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
-    [c.tenant_id, c.client_id, c.name, c.secret_hash, c.scopes, c.agencies, c.jurisdictions],
+    `INSERT INTO operator_clients (tenant_id, client_id, name, secret_hash, scopes, agencies, jurisdictions, venues)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING *`,
+    [c.tenant_id, c.client_id, c.name, c.secret_hash, c.scopes, c.agencies, c.jurisdictions, c.venues],
   );
   return rows[0]!;
 }

@@ -53,6 +53,7 @@ export interface ClientView {
   scopes: string[];
   agencies: string[];
   jurisdictions: string[];
+  venues: string[];
   status: 'active' | 'revoked';
   created_at: string;
 }
@@ -84,6 +85,16 @@ function agencies(values: string[]): string[] {
   return out;
 }
 
+/** Venue names of a track owner's client: trimmed, distinct regardless of case, as the catalogue spells them. */
+function venues(values: string[]): string[] {
+  const out = new Map<string, string>();
+  for (const v of values.map((s) => s.trim()).filter(Boolean)) {
+    if (v.length > 100 || /[\u0000-\u001f\u007f]/.test(v)) throw bad(`venue ${echo(v)} is not valid (1 to 100 characters, no control characters)`);
+    if (!out.has(v.toLowerCase())) out.set(v.toLowerCase(), v);
+  }
+  return [...out.values()];
+}
+
 function view(row: q.ClientRow): ClientView {
   return {
     client_id: row.client_id,
@@ -92,6 +103,7 @@ function view(row: q.ClientRow): ClientView {
     scopes: row.scopes,
     agencies: row.agencies,
     jurisdictions: row.jurisdictions,
+    venues: row.venues,
     status: row.status,
     created_at: row.created_at.toISOString(),
   };
@@ -148,6 +160,7 @@ export function createTenantService({ db }: { db: Pool }) {
       scopes: string[];
       agencies?: string[];
       jurisdictions?: string[];
+      venues?: string[];
       name?: string;
     }): Promise<ClientView & { client_secret: string }> {
       await requireTenant(input.tenantId);
@@ -155,6 +168,9 @@ export function createTenantService({ db }: { db: Pool }) {
       if (!scopes.length) throw bad(`scopes must name at least one of ${SCOPES.join(', ')}`);
       const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
       if (unknown) throw bad(`scope "${unknown}" is not one of ${SCOPES.join(', ')}`);
+      const reach = { jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/), venues: venues(input.venues ?? []) };
+      // An authority sees its jurisdictions, a track owner its venues: one client is one of them.
+      if (reach.jurisdictions.length && reach.venues.length) throw bad('a report client has jurisdictions (an authority) or venues (a track owner), not both');
       const secret = generateSecret();
       const row = await q.insertClient(db, {
         tenant_id: input.tenantId,
@@ -163,7 +179,8 @@ export function createTenantService({ db }: { db: Pool }) {
         secret_hash: await hashSecret(secret),
         scopes,
         agencies: agencies(input.agencies ?? []),
-        jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/),
+        jurisdictions: reach.jurisdictions,
+        venues: reach.venues,
       });
       return { ...view(row), client_secret: secret };
     },
