@@ -1,5 +1,6 @@
 // GET /reports/turnover and GET /reports/late-uploads (docs/reports.md). A token with scope
-// upload (an operator: its own tenant) or report (an authority: its jurisdictions; a track owner: its venues — every tenant).
+// upload (an operator: its own tenant) or report (an authority: its jurisdictions; a track
+// owner: its venues — of every tenant).
 // JSON {rows: [...]} by default; CSV when the Accept header prefers text/csv.
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
