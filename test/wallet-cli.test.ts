@@ -61,7 +61,7 @@ test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', asy
   assert.equal(retry.json().status, 'pending');
   const again = await runCli(['wallet', 'retry', call!.transactionId], env);
   assert.equal(again.code, 1);
-  assert.match(again.stderr, /is pending and has not failed: only a failed call, or one \(not a reserve\) waiting after a failure, is retried/);
+  assert.match(again.stderr, /is pending and has not failed: only a failed call, or one waiting after a failure, is retried/);
   await worker.drain();
   const calls = await runCli(['wallet', 'calls', '--bet', betId], env);
   const listed = calls.json();

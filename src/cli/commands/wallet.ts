@@ -47,7 +47,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .action((opts: { tenant?: string }) => withRuntime((rt) => walletOf(rt).failed(opts.tenant)));
   wallet
     .command('retry')
-    .description('Re-queue a parked call (same transactionId, fresh retry budget); its bet\'s later calls follow it. Prints the call')
+    .description('Send a parked call, or one waiting after a failure, again now (same transactionId, fresh retry budget); its bet\'s later calls follow it. Prints the call')
     .argument('<call_id>', 'the call\'s id (its transactionId, a UUID)', uuid)
     .action((callId: string) => withRuntime((rt) => walletOf(rt).retry(callId)));
   wallet

@@ -45,7 +45,7 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
     onRequest,
     schema: {
       tags: ['admin'], security, params: CallParams, response,
-      summary: 'Re-queue a parked call, same transactionId, fresh retry budget (as `wagerline wallet retry`)',
+      summary: 'Send a parked call, or one waiting after a failure, again now: same transactionId, fresh retry budget (as `wagerline wallet retry`)',
     },
   }, async (request) => {
     const tenantId = tenantInReach(request);

@@ -69,14 +69,13 @@ export async function failedCalls(db: Queryable, tenantId: string | null, limit:
 }
 
 /**
- * Re-queues a call: due now, with a fresh retry budget. Only a parked call moves, or a durable
- * call waiting after a failure for its next attempt (not one in flight: `sending` is the worker's;
- * not a reserve: a pending reserve is its placement's to ask again).
+ * Re-queues a call: due now, with a fresh retry budget. Only a parked call moves, or one waiting
+ * after a failure for its next attempt (not one in flight: `sending` is the worker's).
  */
 export async function requeueCall(db: Queryable, tenantId: string, transactionId: string, now: Date): Promise<CallRow | undefined> {
   const { rows } = await db.query<CallRow>(
     `UPDATE wallet_calls SET status = 'pending', failures = 0, next_attempt_at = $3, finished_at = NULL
-      WHERE tenant_id = $1 AND transaction_id = $2 AND (status = 'failed' OR (status = 'pending' AND failures > 0 AND op <> 'reserve'))
+      WHERE tenant_id = $1 AND transaction_id = $2 AND (status = 'failed' OR (status = 'pending' AND failures > 0))
       RETURNING *`,
     [tenantId, transactionId, now],
   );

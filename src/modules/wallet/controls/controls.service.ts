@@ -96,11 +96,11 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
      */
     async retry(callId: string, tenantId?: string) {
       const row = await findCall(callId, tenantId);
-      // A pending reserve is its placement's to ask again, never the worker's (docs/wallet.md).
-      const waiting = row.status === 'pending' && row.failures > 0 && row.op !== 'reserve';
+      // failures > 0 only once the worker has tried it (a placement's own asks leave it at 0).
+      const waiting = row.status === 'pending' && row.failures > 0;
       if (row.status !== 'failed' && !waiting) {
         throw new AppError('wallet_call_not_failed', `wallet call ${callId} is ${row.status}${row.failures > 0 ? '' : ' and has not failed'}: `
-          + 'only a failed call, or one (not a reserve) waiting after a failure, is retried');
+          + 'only a failed call, or one waiting after a failure, is retried');
       }
       const updated = await q.requeueCall(db, row.tenant_id, row.transaction_id, clock());
       if (!updated) throw new AppError('wallet_call_not_failed', `wallet call ${callId} is no longer failed or waiting (a worker took it)`);
