@@ -31,8 +31,8 @@ test('tenant list: every tenant, oldest first, with created_at and disabled', as
   ]);
   assert.ok(mine.every((t: { created_at: string }) => ISO.test(t.created_at)));
   // A track owner's report client: the venues whose meetings it sees (docs/reports.md).
-  const track = await ok(['client', 'create', '--tenant', a.tenant_id, '--scopes', 'report', '--venues', 'Flemington,Caulfield']);
-  assert.deepEqual([track.venues, track.jurisdictions], [['Flemington', 'Caulfield'], []]);
+  const track = await ok(['client', 'create', '--tenant', a.tenant_id, '--scopes', 'report', '--venues', 'VIC:Flemington,vic:Caulfield:t']);
+  assert.deepEqual([track.venues, track.jurisdictions], [['VIC:Flemington', 'VIC:Caulfield:T'], []]);
 });
 
 test('tenant show: nothing configured, then clients, wallet, user auth and limits, never a secret', async () => {

@@ -61,7 +61,7 @@ export function registerTenantCommands(program: Command): Command {
     .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin, platform (docs/auth.md)', list)
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated (a racing authority, a regulator)', list)
-    .option('--venues <list>', 'for report clients: venues whose meetings it may see, comma-separated, as the catalogue names them (a track owner)', list)
+    .option('--venues <list>', 'for report clients: tracks whose meetings it may see, comma-separated, each JURISDICTION:Venue[:CODE] as the catalogue has them (VIC:Flemington, VIC:Bendigo:H; a track owner)', list)
     .option('--name <text>', 'a label for the client')
     .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; venues?: string[]; name?: string }) =>
       withRuntime((rt) =>

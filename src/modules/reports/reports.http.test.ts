@@ -218,7 +218,7 @@ test('no token is 401; a token with neither upload nor report is 403', async () 
 });
 
 test('scope report with venues (a track owner): every tenant\'s bets on meetings at its venues, not its state\'s customers elsewhere', async () => {
-  const flemington = await seedClient(ctx, { scopes: ['report'], venues: ['flemington'] });
+  const flemington = await seedClient(ctx, { scopes: ['report'], venues: ['vic:flemington'] });
   // Meeting 200 (Flemington): a5, a6, the multi m1 on its second leg (its first is at Randwick), b1.
   // Not a2, a VIC customer at Randwick, which the VIC authority sees.
   const got = (await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id,race_number'))
@@ -227,11 +227,16 @@ test('scope report with venues (a track owner): every tenant\'s bets on meetings
   assert.deepEqual(got.map((r) => [r.tenant_id === a.tenant.tenant_id ? 'A' : 'B', r.meeting_id, r.race_number, r.bets, r.turnover]).sort(), [
     ['A', 200, 2, 3, '33.33'], ['B', 200, 2, 1, '50.00'],
   ]);
-  const randwick = await seedClient(ctx, { scopes: ['report'], venues: ['Randwick'] });
+  const randwick = await seedClient(ctx, { scopes: ['report'], venues: ['NSW:Randwick:T'] });
   const late = await report(randwick, 'late-uploads?from=2024-05-01&to=2024-05-02');
   assert.equal(late.statusCode, 200, late.body);
   assert.deepEqual(late.json().rows.map((r: Record<string, unknown>) => [r.meeting_id, r.late_bets, r.late_changes]), [[100, 0, 1]], 'a1, corrected late');
   assert.deepEqual((await report(flemington, 'late-uploads?from=2024-05-01&to=2024-05-02')).json().rows, []);
+  // The name alone is not the track: another jurisdiction's or another code's Flemington sees nothing.
+  for (const venue of ['NSW:Flemington', 'VIC:Flemington:H']) {
+    const other = await seedClient(ctx, { scopes: ['report'], venues: [venue] });
+    assert.deepEqual(await rows(other, 'turnover?from=2024-05-01&to=2024-05-02'), [], venue);
+  }
 });
 
 test('every row is of one currency: an authority\'s total over an AUD and an NZD operator is two rows, never their sum', async () => {

@@ -76,7 +76,7 @@ function eitherScope(app: FastifyInstance): onRequestAsyncHookHandler {
         await asUpload.call(this, request, reply);
       } catch (second) {
         if (!(second instanceof AppError && second.code === 'insufficient_scope')) throw second;
-        throw new AppError('insufficient_scope', 'reports need a token with scope "upload" (own tenant) or "report" (an authority)', {
+        throw new AppError('insufficient_scope', 'reports need a token with scope "upload" (own tenant) or "report" (an authority, a track owner, or own tenant)', {
           headers: { 'www-authenticate': 'Bearer realm="wagerline", error="insufficient_scope", scope="upload report"' },
         });
       }

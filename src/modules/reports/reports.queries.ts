@@ -59,8 +59,8 @@ export type GroupKey = keyof typeof GROUP_KEYS;
 const MULTI_ROW_TYPES = `('multi', 'quaddie', 'dailydouble')`;
 
 // The bets in view: a FROM clause binding b (a reported_bets row) and t (its tenant), and the
-// conditions on them. $1 tenant id (operator), jurisdictions (authority) or lower-cased venues
-// (track owner), $2 from, $3 to, $4 meeting id.
+// conditions on them. $1 tenant id (operator), jurisdictions (authority) or venues (track owner,
+// JURISDICTION:Venue[:CODE]), $2 from, $3 to, $4 meeting id.
 // The jurisdictions are a parameter, not a join, so the planner keeps the per-tenant index path.
 // The rows come tenant by tenant (LATERAL), so each tenant's slice is read along (tenant_id,
 // racing_day) or (tenant_id, meeting_id, ...): tenant_id leads every index (ARCHITECTURE).
@@ -78,8 +78,8 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lo
     return {
       from: `tenants t CROSS JOIN LATERAL (${slice}) b
         JOIN meetings m ON m.meeting_id = b.meeting_id`,
-      where: ['lower(m.venue) = ANY ($1::text[])'],
-      lowerLeg: '(SELECT lower(lm.venue) FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY ($1::text[])',
+      where: [`EXISTS (SELECT 1 FROM unnest($1::text[]) v WHERE ${atVenue('m', 'v')})`],
+      lowerLeg: `EXISTS (SELECT 1 FROM meetings lm, unnest($1::text[]) v WHERE lm.meeting_id = l.meeting_id AND ${atVenue('lm', 'v')})`,
     };
   }
   // Bets on meetings in the authority's jurisdictions, or by customers in them (user_state).
@@ -90,6 +90,12 @@ function inView(viewer: Viewer, extra = ''): { from: string; where: string[]; lo
     lowerLeg: `(l.user_state = ANY ($1::text[])
       OR (SELECT lm.jurisdiction FROM meetings lm WHERE lm.meeting_id = l.meeting_id) = ANY ($1::text[]))`,
   };
+}
+
+/** Whether meeting `m` is at venue `v` (`JURISDICTION:Venue[:CODE]`; the name compared regardless of case). */
+function atVenue(m: string, v: string): string {
+  return `${m}.jurisdiction = split_part(${v}, ':', 1) AND lower(${m}.venue) = lower(split_part(${v}, ':', 2))
+    AND (split_part(${v}, ':', 3) = '' OR ${m}.code = split_part(${v}, ':', 3))`;
 }
 
 /**
@@ -153,7 +159,7 @@ export async function turnover(db: Queryable, viewer: Viewer, range: Range, keys
 
 export function params(viewer: Viewer, range: Range): unknown[] {
   const who = viewer.kind === 'tenant' ? viewer.tenantId
-    : viewer.kind === 'authority' ? viewer.jurisdictions : viewer.venues.map((v) => v.toLowerCase());
+    : viewer.kind === 'authority' ? viewer.jurisdictions : viewer.venues;
   return [who, range.from, range.to, range.meetingId];
 }
 

@@ -106,7 +106,7 @@ test('a platform token acts on every tenant\'s admin routes', async () => {
 test('powers beyond a tenant: only a platform token gives them or replaces their secret', async () => {
   const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
   const before = (await call('GET', T)).json().clients.length;
-  for (const body of [{ scopes: ['catalog'] }, { scopes: ['upload', 'platform'] }, { scopes: ['report'], jurisdictions: ['VIC'] }, { scopes: ['report'], venues: ['Flemington'] }]) {
+  for (const body of [{ scopes: ['catalog'] }, { scopes: ['upload', 'platform'] }, { scopes: ['report'], jurisdictions: ['VIC'] }, { scopes: ['report'], venues: ['VIC:Flemington'] }]) {
     const refused = await call('POST', T, body, admin.auth);
     assert.equal(refused.statusCode, 403, JSON.stringify(body));
     assert.match(refused.json().detail, /only the platform may create such a client/);
@@ -123,11 +123,14 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   assert.equal((await call('POST', `${T}/${id}/rotate-secret`)).statusCode, 200, 'the platform may');
   assert.equal((await call('POST', `${T}/${id}/revoke`, undefined, admin.auth)).statusCode, 200, 'a tenant may revoke it');
 
-  const track = await call('POST', T, { scopes: ['report'], venues: [' Flemington ', 'flemington', 'Caulfield'] });
+  const track = await call('POST', T, { scopes: ['report'], venues: [' vic:Flemington ', 'VIC:flemington', 'VIC:Bendigo:h'] });
   assert.equal(track.statusCode, 200, track.body);
-  assert.deepEqual([track.json().venues, track.json().jurisdictions], [['Flemington', 'Caulfield'], []], 'trimmed, one per venue whatever the case');
+  assert.deepEqual([track.json().venues, track.json().jurisdictions], [['VIC:Flemington', 'VIC:Bendigo:H'], []], 'canonical, one per track whatever the case');
+  const bare = await call('POST', T, { scopes: ['report'], venues: ['Flemington'] });
+  assert.equal(bare.statusCode, 400, bare.body);
+  assert.match(bare.json().detail, /venue "Flemington" is not JURISDICTION:Venue or JURISDICTION:Venue:CODE/);
   assert.equal((await call('POST', `${T}/${track.json().client_id}/rotate-secret`, undefined, admin.auth)).statusCode, 403);
-  const both = await call('POST', T, { scopes: ['report'], venues: ['Flemington'], jurisdictions: ['VIC'] });
+  const both = await call('POST', T, { scopes: ['report'], venues: ['VIC:Flemington'], jurisdictions: ['VIC'] });
   assert.equal(both.statusCode, 400, both.body);
   assert.match(both.json().detail, /jurisdictions \(an authority\) or venues \(a track owner\), not both/);
 });

@@ -85,11 +85,20 @@ function agencies(values: string[]): string[] {
   return out;
 }
 
-/** Venue names of a track owner's client: trimmed, distinct regardless of case, as the catalogue spells them. */
+/**
+ * A track owner's venues, each `JURISDICTION:Venue[:CODE]` (`VIC:Flemington`, `VIC:Bendigo:H`): a
+ * venue name alone is not a track — Bendigo races three codes with three clubs, and Warwick is in
+ * QLD and in England. Canonical: jurisdiction and code upper-cased, the name trimmed; distinct
+ * regardless of case.
+ */
 function venues(values: string[]): string[] {
   const out = new Map<string, string>();
-  for (const v of values.map((s) => s.trim()).filter(Boolean)) {
-    if (v.length > 100 || /[\u0000-\u001f\u007f]/.test(v)) throw bad(`venue ${echo(v)} is not valid (1 to 100 characters, no control characters)`);
+  for (const raw of values.map((s) => s.trim()).filter(Boolean)) {
+    const [jurisdiction = '', name = '', code, extra] = raw.split(':').map((p) => p.trim());
+    const valid = /^[A-Za-z0-9_-]{1,32}$/.test(jurisdiction) && name.length >= 1 && name.length <= 200
+      && !/[\u0000-\u001f\u007f]/.test(name) && (code === undefined || /^[THGthg]$/.test(code)) && extra === undefined;
+    if (!valid) throw bad(`venue ${echo(raw)} is not JURISDICTION:Venue or JURISDICTION:Venue:CODE (e.g. VIC:Flemington, VIC:Bendigo:H; code T, H or G)`);
+    const v = [jurisdiction.toUpperCase(), name, ...(code ? [code.toUpperCase()] : [])].join(':');
     if (!out.has(v.toLowerCase())) out.set(v.toLowerCase(), v);
   }
   return [...out.values()];
