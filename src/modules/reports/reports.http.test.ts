@@ -221,8 +221,12 @@ test('scope report with venues (a track owner): every tenant\'s bets on meetings
   const flemington = await seedClient(ctx, { scopes: ['report'], venues: ['vic:flemington'] });
   // Meeting 200 (Flemington): a5, a6, the multi m1 on its second leg (its first is at Randwick), b1.
   // Not a2, a VIC customer at Randwick, which the VIC authority sees.
-  const got = (await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id,race_number'))
-    .filter((r) => r.tenant_id === a.tenant.tenant_id || r.tenant_id === b.tenant.tenant_id); // c's multi-leg cases aside
+  const all = await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=tenant_id,meeting_id,race_number');
+  // C's multi-leg cases: mm on its second leg, the one at Flemington (its first is at Randwick),
+  // cancelled since; nl and the quaddie q1 on their lowest legs uploaded, both in race 3.
+  assert.deepEqual(all.filter((r) => r.tenant_id === c.tenant.tenant_id).map((r) => [r.race_number, r.bets, r.void_bets, r.turnover]),
+    [[2, 1, 1, '0.00'], [3, 2, 0, '6.00']]);
+  const got = all.filter((r) => r.tenant_id === a.tenant.tenant_id || r.tenant_id === b.tenant.tenant_id);
   assert.ok(got.length > 0 && (await rows(flemington, 'turnover?from=2024-05-01&to=2024-05-02&group_by=meeting_id')).every((r) => r.meeting_id === 200));
   assert.deepEqual(got.map((r) => [r.tenant_id === a.tenant.tenant_id ? 'A' : 'B', r.meeting_id, r.race_number, r.bets, r.turnover]).sort(), [
     ['A', 200, 2, 3, '33.33'], ['B', 200, 2, 1, '50.00'],
