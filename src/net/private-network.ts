@@ -76,7 +76,7 @@ export function publicOnlyLookup(hostname: string, options: dns.LookupOptions, c
 export function publicOnlyConnector(options: buildConnector.BuildOptions): buildConnector.connector {
   const connect = buildConnector({ ...options, lookup: publicOnlyLookup } as buildConnector.BuildOptions);
   return (target, callback) => {
-    const host = target.hostname.replace(/^\[(.*)\]$/, '$1');
+    const host = unbracketed(target.hostname);
     if (net.isIP(host) && !isPublicAddress(host)) return callback(refusal(host), null);
     return connect(target, callback);
   };
@@ -131,5 +131,10 @@ export function platformDefault(url: string): boolean {
 
 /** The host of a URL, an IPv6 address without its brackets. */
 function hostOf(url: string): string {
-  return new URL(url).hostname.replace(/^\[(.*)\]$/, '$1');
+  return unbracketed(new URL(url).hostname);
+}
+
+/** A URL's hostname as an address: `[::1]` → `::1`. */
+function unbracketed(hostname: string): string {
+  return hostname.replace(/^\[(.*)\]$/, '$1');
 }
