@@ -143,11 +143,13 @@ export async function applyChanges(db: Queryable, changes: BetChange[], now: Dat
       ), announced AS (
         SELECT count(${BET_UPDATE_NOTIFY.replace('$status', 'status')}) AS n FROM upd
       )
+      -- History only for bets this statement updated (bet_history has no foreign key: migration 0016).
       INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause, detail)
       SELECT c.tenant_id, c.bet_id,
              (SELECT coalesce(max(h.seq), 0) + 1 FROM bet_history h WHERE h.tenant_id = c.tenant_id AND h.bet_id = c.bet_id), $15,
              c.from_status, c.to_status, c.cause, c.detail
-        FROM c WHERE (SELECT n FROM announced) >= 0`,
+        FROM c JOIN upd ON upd.tenant_id = c.tenant_id AND upd.bet_id = c.bet_id
+       WHERE (SELECT n FROM announced) >= 0`,
     values: [col('tenantId'), col('betId'), col('from'), col('to'), col('result'), col('payout'), col('refunded'), col('partialRefund'),
       col('cashOut'), col('adjusted'), col('settledAt'), col('cancelReason'), col('cause'), changes.map((c) => JSON.stringify(c.detail)), now],
   });
