@@ -54,10 +54,15 @@ async function takenTogether(http: HttpPool): Promise<number> {
   return together + alone ? round(together / (together + alone), 2) : 0;
 }
 
-/** Resolves once every confirm of the tenant is delivered (asked every 20 ms). */
+/**
+ * Resolves once no confirm of the tenant is still open (asked every 20 ms). Asked through the open
+ * calls' index: a scan of every call, as before, was counted in the row's PostgreSQL figures, and
+ * at concurrency 256 (a delivery tail of seconds) cost a sixth as much CPU as the placements.
+ */
 async function confirmsDelivered(db: pg.Client, tenant: string): Promise<void> {
   for (;;) {
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM wallet_calls WHERE tenant_id = $1 AND status <> 'delivered' AND op = 'confirm'", [tenant]);
+    const { rows } = await db.query(
+      "SELECT count(*)::int AS n FROM wallet_calls WHERE tenant_id = $1 AND status IN ('pending', 'sending', 'failed') AND op = 'confirm'", [tenant]);
     if (rows[0].n === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
