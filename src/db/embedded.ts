@@ -11,6 +11,7 @@ import { mkdir } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { silentLogger, type Logger } from '../log.ts';
+import { postmasterStatus, startedServer } from './embedded-start.ts';
 import { LOG_LINE_PREFIX, postgresLogSink } from './postgres-log.ts';
 
 const USER = 'postgres';
@@ -25,24 +26,23 @@ export interface EmbeddedDatabase {
 
 /** The port of the embedded server running in `dataDir` and accepting connections, if any. */
 export function runningPort(dataDir: string): number | undefined {
-  const pidFile = path.join(dataDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const [pidLine, , , portLine, , , , status] = readFileSync(pidFile, 'utf8').split('\n');
+  const found = postmasterStatus(dataDir);
+  if (!found) return undefined;
   try {
-    process.kill(Number(pidLine), 0);
+    process.kill(found.pid, 0);
   } catch (error) {
     // EPERM: alive but owned by the postgres user; ESRCH: a stale file from a crash.
     if ((error as NodeJS.ErrnoException).code !== 'EPERM') return undefined;
   }
   // After a restart (a container's, say) the file's PID may belong to another program by now; no
   // postgres uses the directory then, and PostgreSQL itself would refuse to start past the file.
-  if (!isPostgres(Number(pidLine))) {
-    rmSync(pidFile, { force: true });
+  if (!isPostgres(found.pid)) {
+    rmSync(path.join(dataDir, 'postmaster.pid'), { force: true });
     return undefined;
   }
   // The server writes "ready" once it accepts connections; before that a client is refused
   // ("the database system is starting up"), so one still starting is waited for by the callers.
-  return status?.trim() === 'ready' ? Number(portLine) : undefined;
+  return found.status === 'ready' ? found.port : undefined;
 }
 
 /** Whether `pid` runs postgres; true where the process table cannot be read (not Linux). */
@@ -177,7 +177,10 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
     log.info({ module: 'postgres', dir: pgDir }, 'embedded PostgreSQL cluster created');
   }
   try {
-    await detachedChildren(() => server.start());
+    // The library keeps the postmaster it spawned in a private field: its PID tells our server's
+    // "ready" in postmaster.pid from another process's (embedded-start.ts).
+    const spawnedPid = () => (server as unknown as { process?: { pid?: number } }).process?.pid;
+    await detachedChildren(() => startedServer(server, pgDir, spawnedPid));
   } catch (error) {
     sink.flush();
     // Another process may be starting it at the same moment: give it a few seconds, then use it.

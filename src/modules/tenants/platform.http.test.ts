@@ -133,6 +133,13 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   const both = await call('POST', T, { scopes: ['report'], venues: ['VIC:Flemington'], jurisdictions: ['VIC'] });
   assert.equal(both.statusCode, 400, both.body);
   assert.match(both.json().detail, /jurisdictions \(an authority\) or venues \(a track owner\), not both/);
+  const listed = (await call('GET', T)).json().clients.length;
+  for (const body of [{ scopes: ['upload'], jurisdictions: ['VIC'] }, { scopes: ['backoffice', 'upload'], venues: ['VIC:Flemington'] }]) {
+    const reachless = await call('POST', T, body);
+    assert.equal(reachless.statusCode, 400, reachless.body);
+    assert.match(reachless.json().detail, /jurisdictions and venues are for report clients: add the report scope to/);
+  }
+  assert.equal((await call('GET', T)).json().clients.length, listed, 'nothing created');
 });
 
 test('a back-office client granted other tenants: its secret is the platform\'s to replace', async () => {

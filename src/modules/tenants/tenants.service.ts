@@ -180,6 +180,10 @@ export function createTenantService({ db }: { db: Pool }) {
       const reach = { jurisdictions: codes(input.jurisdictions ?? [], 'jurisdiction', /^[A-Z0-9_-]{1,32}$/), venues: venues(input.venues ?? []) };
       // An authority sees its jurisdictions, a track owner its venues: one client is one of them.
       if (reach.jurisdictions.length && reach.venues.length) throw bad('a report client has jurisdictions (an authority) or venues (a track owner), not both');
+      // Only reports read them: on another client they would be a power it seems to have and has not.
+      if ((reach.jurisdictions.length || reach.venues.length) && !scopes.includes('report')) {
+        throw bad(`jurisdictions and venues are for report clients: add the report scope to ${scopes.join(', ')}, or leave them out`);
+      }
       const secret = generateSecret();
       const row = await q.insertClient(db, {
         tenant_id: input.tenantId,
