@@ -65,7 +65,9 @@ test('a walk that has reached the end sees the bets created since, from its last
   const later = await insertBulkBets(ctx.db.pool, { tenantId: client.tenantId, count: 3, createdAt: new Date('2024-05-02T00:00:00Z') });
   const { body } = await post(ctx, client.headers, GET_BETS, { input: { tenant: { ids: [client.tenantId, other] }, pagination: { last_id: seen.at(-1) } } });
   assert.deepEqual(body.data!.getBets.bets.map((b: { id: string }) => b.id), later);
-  await ctx.db.pool.query('DELETE FROM bets WHERE bet_id = ANY ($1::uuid[])', [later]);
+  // Bets are never deleted by the service; this test's own cleanup removes their legs and history too (no cascade: migration 0016).
+  await ctx.db.pool.query(`WITH l AS (DELETE FROM bet_legs WHERE bet_id = ANY ($1::uuid[])), h AS (DELETE FROM bet_history WHERE bet_id = ANY ($1::uuid[]))
+    DELETE FROM bets WHERE bet_id = ANY ($1::uuid[])`, [later]);
 });
 
 test('limit: 100 by default, 1 to 1,000; last_id must be a bet of the tenants asked for', async () => {

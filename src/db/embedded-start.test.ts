@@ -17,13 +17,22 @@ const never = { start: () => new Promise<void>(() => undefined) };
 const within = <T>(ms: number, promise: Promise<T>) =>
   Promise.race([promise.then(() => 'done' as const), new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), ms))]);
 
-test('postmasterStatus reads the PID, the port and the status line', () => {
+test('postmasterStatus reads the PID, the port and the status line; a file not there or not written yet is no server', () => {
   pidFile(4242, 'ready');
   assert.deepEqual(postmasterStatus(dir), { pid: 4242, port: 37691, status: 'ready' });
   assert.equal(postmasterStatus(path.join(dir, 'none')), undefined);
+  writeFileSync(path.join(dir, 'postmaster.pid'), '');
+  assert.equal(postmasterStatus(dir), undefined, 'created, PID not written yet');
+  pidFile(0, 'ready');
+  assert.equal(postmasterStatus(dir), undefined, 'PID 0 is no process of its own');
 });
 
 test('a start whose "ready" message was missed ends once its own postmaster is ready in postmaster.pid', async () => {
+  rmSync(path.join(dir, 'postmaster.pid'));
+  const fromNothing = startedServer(never, dir, () => 4242, 10);
+  assert.equal(await within(60, fromNothing), 'waiting', 'no file yet: the poll goes on');
+  pidFile(4242, 'ready');
+  assert.equal(await within(1000, fromNothing), 'done');
   pidFile(4242, 'starting');
   const started = startedServer(never, dir, () => 4242, 10);
   assert.equal(await within(100, started), 'waiting', 'still starting');

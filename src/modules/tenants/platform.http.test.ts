@@ -137,7 +137,7 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   for (const body of [{ scopes: ['upload'], jurisdictions: ['VIC'] }, { scopes: ['backoffice', 'upload'], venues: ['VIC:Flemington'] }]) {
     const reachless = await call('POST', T, body);
     assert.equal(reachless.statusCode, 400, reachless.body);
-    assert.match(reachless.json().detail, /jurisdictions and venues are for report clients: add the report scope to/);
+    assert.match(reachless.json().detail, /jurisdictions and venues are for report clients: add "report" to the scopes \(/);
   }
   assert.equal((await call('GET', T)).json().clients.length, listed, 'nothing created');
 });

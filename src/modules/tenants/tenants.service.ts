@@ -182,7 +182,7 @@ export function createTenantService({ db }: { db: Pool }) {
       if (reach.jurisdictions.length && reach.venues.length) throw bad('a report client has jurisdictions (an authority) or venues (a track owner), not both');
       // Only reports read them: on another client they would be a power it seems to have and has not.
       if ((reach.jurisdictions.length || reach.venues.length) && !scopes.includes('report')) {
-        throw bad(`jurisdictions and venues are for report clients: add the report scope to ${scopes.join(', ')}, or leave them out`);
+        throw bad(`jurisdictions and venues are for report clients: add "report" to the scopes (${scopes.join(', ')}), or leave them out`);
       }
       const secret = generateSecret();
       const row = await q.insertClient(db, {
