@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { fetch, Pool } from 'undici';
 import { AppError } from '../errors.ts';
 import { verifyWallet } from '../modules/wallet/config/verify-wallet.ts';
-import { PRIVATE_ADDRESS, isPublicAddress, platformDefault, publicOnlyConnector, publicOnlyDispatcher, publicOnlyLookup, requirePublicHost } from './private-network.ts';
+import { PRIVATE_ADDRESS, isPublicAddress, platformDefault, publicOnly, publicOnlyConnector, publicOnlyDispatcher, publicOnlyLookup, requirePublicHost } from './private-network.ts';
 
 const NOT_PUBLIC = [
   '127.0.0.1', '127.8.9.10', '10.1.2.3', '172.16.0.1', '172.31.255.255', '192.168.1.1', '169.254.169.254', '100.64.0.1',
@@ -91,6 +91,10 @@ test('requirePublicHost: refuses a private literal or a name resolving to one, n
   await requirePublicHost('https://93.184.215.14/api', '--url');
   // A name that does not resolve (now) is let through: every connection is checked anyway.
   await requirePublicHost('https://wallet.invalid/api', '--url');
+});
+
+test('publicOnly: public addresses only, unless the configuration or WAGERLINE_PRIVATE_NETWORK=any allows a private one', () => {
+  assert.deepEqual([publicOnly(false), publicOnly(false, false), publicOnly(true), publicOnly(false, true), publicOnly(true, true)], [true, true, false, false, false]);
 });
 
 test('platformDefault: an IP address the platform wrote is taken as written; a host name is not trusted without its word', () => {

@@ -121,6 +121,15 @@ export async function requirePublicHost(url: string, option: string): Promise<vo
 }
 
 /**
+ * Whether connections to a configured URL must reach public addresses only: unless its
+ * configuration allows a private one (`private_network`), or WAGERLINE_PRIVATE_NETWORK=any does
+ * for every tenant (`anyAddress`). Asked when the URL is saved and when it is used.
+ */
+export function publicOnly(privateNetwork: boolean, anyAddress = false): boolean {
+  return !privateNetwork && !anyAddress;
+}
+
+/**
  * Whether a URL the platform writes may lead to private addresses when it does not say: yes for
  * an IP address (taken as written: nothing can re-point it), no for a host name (its owner could
  * re-point it at our network later; the platform says --private-network to trust it).

@@ -9,7 +9,7 @@ import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, t
 import * as q from './user-auth.queries.ts';
 import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
 import { isUuid } from '../../racing/values.ts';
-import { platformDefault, requirePublicHost } from '../../net/private-network.ts';
+import { platformDefault, publicOnly, requirePublicHost } from '../../net/private-network.ts';
 
 export type UserAuthMode = 'jwt' | 'custom';
 
@@ -164,7 +164,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
   async function authenticateJwt(tenantId: string, token: string, { row, tenantName }: Loaded): Promise<FrontendUser> {
     const tenant: JwtTenant = {
       tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString(),
-      publicOnly: !row.private_network && !deps.anyAddress,
+      publicOnly: publicOnly(row.private_network, deps.anyAddress),
     };
     const userId = await verifier.verify(token, tenant);
     // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
@@ -188,7 +188,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       const id = requireUuid(tenantId);
       const values = rowOf(id, input as unknown as Record<string, unknown>);
       await tenants.requireTenant(id);
-      if (values.jwks_url && !values.private_network && !deps.anyAddress) await requirePublicHost(values.jwks_url, '--jwks-url');
+      if (values.jwks_url && publicOnly(values.private_network, deps.anyAddress)) await requirePublicHost(values.jwks_url, '--jwks-url');
       const row = await q.upsertUserAuth(db, values);
       loaded.delete(id);
       return viewOf(row);

@@ -7,7 +7,7 @@ import { AppError } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
-import { platformDefault, requirePublicHost } from '../../../net/private-network.ts';
+import { platformDefault, publicOnly, requirePublicHost } from '../../../net/private-network.ts';
 import { verifyWallet } from './verify-wallet.ts';
 import * as q from './wallet-config.queries.ts';
 
@@ -140,11 +140,11 @@ export async function setWallet(
     throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
   }
   const privateNetwork = input.privateNetwork ?? platformDefault(url);
-  const publicOnly = !privateNetwork && !deps.anyAddress;
-  if (publicOnly) await requirePublicHost(url, '--url');
+  const mustBePublic = publicOnly(privateNetwork, deps.anyAddress);
+  if (mustBePublic) await requirePublicHost(url, '--url');
   // Checked before anything is saved: a configuration the wallet refuses would park every call.
   const verified = input.verify
-    ? await verifyWallet({ url, auth, publicOnly, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
+    ? await verifyWallet({ url, auth, publicOnly: mustBePublic, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
     : null;
   const row = await q.upsertWalletConfig(db, {
     tenant_id: input.tenantId,

@@ -3,7 +3,7 @@
 // 10-second bound on every call (spec 8) and the 401 → renew once → resend rule.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { PRIVATE_ADDRESS, publicOnlyConnector } from '../../../net/private-network.ts';
+import { PRIVATE_ADDRESS, publicOnly, publicOnlyConnector } from '../../../net/private-network.ts';
 import { classifyResponse, type Verdict } from '../../../wallet-protocol/responses.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
 
@@ -69,12 +69,12 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
    * addresses only, checked as each connection opens (docs/admin-api.md, "Private addresses").
    */
   function poolFor(origin: string, endpoint: WalletEndpoint): Pool {
-    const publicOnly = !anyAddress && !endpoint.privateNetwork;
-    const key = `${publicOnly ? 'public' : 'any'} ${origin}`;
+    const mustBePublic = publicOnly(endpoint.privateNetwork, anyAddress);
+    const key = `${mustBePublic ? 'public' : 'any'} ${origin}`;
     let pool = pools.get(key);
     if (!pool) {
       const options = { connections: 1024, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
-      pool = new Pool(origin, publicOnly ? { ...options, connect: publicOnlyConnector({ timeout: timeoutMs }) } : options);
+      pool = new Pool(origin, mustBePublic ? { ...options, connect: publicOnlyConnector({ timeout: timeoutMs }) } : options);
       pools.set(key, pool);
     }
     return pool;
