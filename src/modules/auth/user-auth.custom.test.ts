@@ -72,6 +72,9 @@ test('custom mode: X-Host-State-User missing or malformed', async () => {
   const { brandName: _, ...noBrand } = meta();
   await refusedWith(request(JSON.stringify(noBrand)), 'metadata_invalid', /brandName must be a string/);
   await refusedWith(request(JSON.stringify(meta({ data: 'x'.repeat(4097) }))), 'metadata_invalid', /data is longer than 4096/);
+  // PostgreSQL stores neither in the reserve's JSON: an INTERNAL_SERVER_ERROR at placement before.
+  await refusedWith(request(JSON.stringify(meta({ brandName: 'a\u0000b' }))), 'metadata_invalid', /brandName holds U\+0000/);
+  await refusedWith(request(JSON.stringify(meta({ data: '{"x":"\udc00"}' }))), 'metadata_invalid', /data holds U\+0000 or a lone surrogate/);
   await refusedWith(services.users.authenticate({
     authorization: 'Bearer t', 'x-tenant-id': custom, 'x-host-state-user': [JSON.stringify(meta()), JSON.stringify(meta())],
   }), 'metadata_invalid', /more than once/);

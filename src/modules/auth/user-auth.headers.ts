@@ -25,6 +25,8 @@ export type UserAuthReason =
 /** Longest bearer token accepted: far above any real JWT, far below Node's header limit. */
 export const MAX_TOKEN_LENGTH = 8192;
 const MAX_FIELD_LENGTH = { userId: 36, brandName: 200, brandUserId: 200, data: 4096 } as const;
+/** U+0000, or a surrogate without its pair (with the u flag a pair is one code point, not Cs). */
+const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 export function unauthenticated(reason: UserAuthReason, message: string): AppError {
   // RFC 6750 §3: a request without credentials gets the challenge without an error code.
@@ -103,6 +105,10 @@ export function hostStateUserOf(headers: Headers): UserMetadata {
     const field = meta[key];
     if (typeof field !== 'string') throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} must be a string`);
     if (field.length > MAX_FIELD_LENGTH[key]) throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} is longer than ${MAX_FIELD_LENGTH[key]} characters`);
+    // The fields are stored with the reserve as JSON, which PostgreSQL refuses with either in it.
+    if (UNSTORABLE.test(field)) {
+      throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} holds U+0000 or a lone surrogate (\\uD800–\\uDFFF unpaired)`);
+    }
   }
   if (!isUuid(meta.userId as string)) throw unauthenticated('metadata_invalid', 'X-Host-State-User: userId must be the user\'s UUID');
   // Only the four fields of spec 2.4 are forwarded; other members are ignored (forward compatible).
