@@ -114,6 +114,41 @@ test('unknown, then the wallet refuses the reserve: the conditional refund is ne
   assert.equal(f.sandbox.requests().filter((r) => r.op === 'refundBet' && (r.body as { betId?: string }).betId === p.betId).length, 0);
 });
 
+// A 401 (the user's token, expired since) or a 409 (a conflict) answering an ask that follows one
+// that may have reserved proves nothing of that ask: taken as a refusal, the refund queued behind
+// it was skipped and a reservation made by the first ask stayed held for ever.
+for (const [name, refusal] of [['401 (token refused)', { status: 401, times: 2 }], ['409 (a conflict)', { status: 409, times: 1 }]] as const) {
+  test(`placement: applied but unanswered, then ${name}: unknown, and the worker's next ask releases it`, async () => {
+    const p = place();
+    f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail' }, { op: 'reserve', kind: 'status', ...refusal }]);
+    const result = await p.reserve();
+    assert.equal(result.outcome, 'unknown', JSON.stringify(result));
+    await f.worker.drain();
+    const calls = (await f.wallet.callsOfBet(p.betId)).calls;
+    assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+    assert.equal((await f.sandbox.effects()).get(result.transactionId), 1);
+    assert.deepEqual(await f.sandbox.balances(p.userId), opening);
+  });
+}
+
+test('worker: a 401 after asks that may have reserved parks the reserve failed, its refund kept; retry releases it', async () => {
+  const p = place();
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail', times: 3 }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'unknown');
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'status', status: 401, times: 2 }]);
+  await f.worker.drain();
+  const calls = (await f.wallet.callsOfBet(p.betId)).calls;
+  assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'failed'], ['refundBet', 'pending']]);
+  assert.match(calls[0]!.last_error ?? '', /refused \(HTTP 401.*may hold the stake/);
+  assert.deepEqual((await f.wallet.failed()).calls.map((c) => c.transaction_id), [result.transactionId], 'listed for an operator');
+  assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' }, 'still held');
+  await f.wallet.retry(result.transactionId);
+  await f.worker.drain();
+  assert.deepEqual((await f.wallet.callsOfBet(p.betId)).calls.map((c) => [c.op, c.status]), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.deepEqual(await f.sandbox.balances(p.userId), opening);
+});
+
 test('placement died mid-reserve (lease ran out): the worker asks again and refunds', async () => {
   const betId = randomUUID();
   const userId = randomUUID();

@@ -9,7 +9,7 @@ import { afterFailure } from '../../../wallet-protocol/responses.ts';
 export interface RoundOutcome {
   result: CallResult;
   attempts: AttemptRecord[];
-  /** The wallet refused the call for good (a final 4xx, or a reserve's second 401). */
+  /** The wallet refused the call for good (a final 4xx, or a reserve's second 401, unless doubtful: see roundOutcome). */
   refused: boolean;
 }
 
@@ -29,6 +29,18 @@ export function attemptRecord(row: { tenant_id: string; transaction_id: string }
   };
 }
 
+/** An ask that may have reserved although no success was heard: sent, and no answer (timeout, reset, 5xx, a body not the spec's). */
+export const mayHaveReserved = (a: Attempt): boolean => a.verdict === 'retry' && !a.notSent;
+
+/**
+ * A refusal that says nothing of an earlier ask of the same transactionId: a 401 (a token refused;
+ * the user's may have expired since that ask) or a 409 (a conflict: the wallet may hold the
+ * transaction already). After an ask that may have reserved, it is no proof that nothing is held.
+ */
+export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401 || a.httpStatus === 409;
+
+const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may hold the stake (check it, then wallet retry or wallet resolve)';
+
 export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
   const last = sent[sent.length - 1]!;
   // A 401 that survived a token renewal: for reserve the wallet refused the placement token
@@ -38,6 +50,10 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
   // failure", and a winner's payout must not wait for an operator because of a passing refusal.
   const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry')
     : last.verdict === 'final' && row.op === 'settleBet' ? 'retry' : last.verdict;
+  // A reserve reaches a worker only when an earlier ask may have reserved (placement's asks went
+  // unanswered, or its process died while asking): an inconclusive refusal parks it `failed`, its
+  // conditional refund kept behind it, instead of `refused` with the refund skipped.
+  const doubtful = row.op === 'reserve' && verdict === 'final' && refusalInconclusive(last);
   const base = {
     tenant_id: row.tenant_id,
     transaction_id: row.transaction_id,
@@ -45,18 +61,19 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
     attempts: row.attempts + sent.length,
     last_http_status: last.httpStatus,
     last_code: last.code ?? null,
-    last_error: last.error ?? last.message ?? (verdict === 'success' ? null : `HTTP ${last.httpStatus}`),
+    last_error: doubtful ? `refused (HTTP ${last.httpStatus}${last.message ? `: ${last.message}` : ''}) ${DOUBTFUL}`
+      : last.error ?? last.message ?? (verdict === 'success' ? null : `HTTP ${last.httpStatus}`),
   };
   let result: CallResult;
   if (verdict === 'success') {
     result = { ...base, status: 'delivered', failures: row.failures, next_attempt_at: row.next_attempt_at, finished_at: now };
   } else {
     const next = afterFailure(row.failures, verdict, now);
-    const parked = verdict === 'final' && row.op === 'reserve' ? 'refused' : 'failed';
+    const parked = verdict === 'final' && row.op === 'reserve' && !doubtful ? 'refused' : 'failed';
     result = next.status === 'failed'
       ? { ...base, status: parked, failures: next.failures, next_attempt_at: row.next_attempt_at, finished_at: now }
       : { ...base, status: 'pending', failures: next.failures, next_attempt_at: next.nextAttemptAt, finished_at: null };
   }
   const attempts = sent.map((a, i) => attemptRecord(row, row.attempts + i + 1, a, worker));
-  return { result, attempts, refused: verdict === 'final' };
+  return { result, attempts, refused: verdict === 'final' && !doubtful };
 }

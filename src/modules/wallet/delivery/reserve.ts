@@ -22,7 +22,7 @@ import { grouped, nameOf } from '../../../db/grouped.ts';
 import { holdLease } from './reserve-lease.ts';
 import { createReserveTaker, EveryMemberFails, LeaseLost, type TakeGroup } from './reserve-take.ts';
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
-import { attemptRecord } from './outcome.ts';
+import { attemptRecord, mayHaveReserved, refusalInconclusive } from './outcome.ts';
 import type { DirectSender } from './direct-send.ts';
 
 export interface ReserveInput {
@@ -238,7 +238,9 @@ export function createReserver(options: ReserverOptions) {
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
       return { outcome: 'unknown', transactionId, error: 'reserved, but the lease ran out before it was recorded; it will be refunded', refundQueued: true };
     }
-    if (last.verdict !== 'retry' || attempts.every((a) => a.notSent)) {
+    // A 401 or 409 after an ask that may have reserved proves nothing of that ask: unknown.
+    const doubtful = attempts.slice(0, -1).some(mayHaveReserved) && refusalInconclusive(last);
+    if ((last.verdict !== 'retry' && !doubtful) || attempts.every((a) => a.notSent)) {
       // 'final' or a 401 that a fresh token did not cure: the wallet declined the placement. Or no
       // ask ever reached the wallet (no token, no connection): nothing can be reserved, so the
       // outcome is known and nothing needs asking or refunding later.
