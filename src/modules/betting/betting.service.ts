@@ -180,6 +180,11 @@ export function createBettingService(deps: BettingDeps) {
       case 'not_opened':
         return undefined;
       case 'rejected':
+        // Never reached (no connection, no token): the transport's error is the operator's to read
+        // in the call's attempts, not the user's.
+        if (reserved.httpStatus === null) {
+          return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet could not be reached; nothing was reserved'))!, legs);
+        }
         return view((await rejectPending(bet, 'wallet_refused',
           reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`))!, legs);
       case 'unknown':
