@@ -154,7 +154,7 @@ test('what a column cannot hold is refused as INVALID_STAKE, not a 500: a tote p
   await assert.rejects(exacta(2, -5), refusedWith('invalid_selection', /price must be a decimal price of at least 1/));
   await assert.rejects(f.services.betting.placeBet(f.user(randomUUID()), { idempotencyKey: randomUUID(), type: 'WIN', stake: 1_000_000_000,
     legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1]], price: 3 }] }), refusedWith('invalid_stake', /below 1,000,000,000\.00/));
-  // Two legs at 10000: odds of 100,000,000; $1,000,000 could return $100,000,000,000,000.
+  // Two legs at 10000: odds of 100,000,000; $1,000,000 could return $100,000,000,000,000 (the bound is $1,000,000,000,000).
   for (const race of [7, 8]) await importRace(race, runners().map((r) => ({ ...r, win: 10000 })));
   await assert.rejects(f.services.betting.placeBet(f.user(randomUUID()), { idempotencyKey: randomUUID(), type: 'MULTI', stake: 1_000_000,
     legs: [7, 8].map((raceNumber) => ({ meetingId: MEETING, raceNumber, selections: [[1]], price: 10000 })) }), refusedWith('invalid_stake', /could return 100000000 × the stake/));

@@ -95,3 +95,6 @@ export function acceptStake(stakeCents: bigint, limits: Limits, odds: Decimal | 
   }
   return { acceptedCents: accepted, limit };
 }
+
+/** Below what every store of a payout holds (the reporting store's NUMERIC(18,6)): $1,000,000,000,000. */
+export const MAX_PAYOUT_CENTS = 10n ** 14n;

@@ -9,7 +9,7 @@ import { BET_KINDS, KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { combinations, selectionProblem } from '../../racing/combinations.ts';
 import { centsToDollars, formatDecimal, fromNumber } from '../../racing/money.ts';
 import { checkPlacement, type LegInput, type PoolState, type RaceState } from '../../racing/placement-checks.ts';
-import { decimal, formatOdds, multiply, parseStake, payoutCents, percentageUnits, PERCENTAGE_PLACES, type Decimal } from '../../racing/stakes.ts';
+import { decimal, formatOdds, MAX_PAYOUT_CENTS, multiply, parseStake, payoutCents, percentageUnits, PERCENTAGE_PLACES, type Decimal } from '../../racing/stakes.ts';
 
 export interface PlaceBetInput {
   idempotencyKey: string;
@@ -49,7 +49,6 @@ export interface Priced {
 const bad = (code: ErrorCode, message: string) => new AppError(code, message);
 
 const MAX_PERCENTAGE_UNITS = 10n ** 14n;
-const MAX_PAYOUT_CENTS = 10n ** 16n;
 
 /** Checks the input alone (no database): kind, key, selections, stake. */
 export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: bigint } {
@@ -156,9 +155,9 @@ function priceWith(input: PlaceBetInput, kind: BetKind, stakeCents: bigint, race
   const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
   const fixed = KIND_RULES[kind].pricing === 'fixed';
   const odds = fixed ? multiply(checked.prices) : null;
-  // A payout is kept as NUMERIC(16,2): a long multi at long prices could return more than that.
+  // A payout must fit its columns (MAX_PAYOUT_CENTS): a long multi at long prices could return more.
   if (odds && payoutCents(stakeCents, odds) >= MAX_PAYOUT_CENTS) {
-    throw bad('invalid_stake', `the bet could return ${formatOdds(odds)} × the stake, $100,000,000,000,000 or more: lower the stake`);
+    throw bad('invalid_stake', `the bet could return ${formatOdds(odds)} × the stake, $1,000,000,000,000 or more: lower the stake`);
   }
   const seen = fixed ? input.legs.map((l) => seenPrice(l.price!)) : [];
   return {

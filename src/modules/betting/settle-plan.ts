@@ -7,7 +7,9 @@ import type { BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { MissingDividendError, settle, type RaceFacts, type Verdict } from '../../racing/settle.ts';
 import { raceKey } from '../../racing/results.ts';
+import { MAX_PAYOUT_CENTS } from '../../racing/stakes.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
+
 import type { BetChange } from './settlement.queries.ts';
 
 const centsOf = (text: string | null): bigint => (text === null ? 0n : parseDecimal(text, 2)!);
@@ -59,6 +61,12 @@ export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, R
     throw error;
   }
   if (verdict.state === 'open') return { moves: [] };
+  // A fixed-odds bet's return is bounded at placement, so this is a tote bet (or an older one): dividends
+  // entered wrong, most likely. Left unsettled with a problem, the rest of its batch settles.
+  if (verdict.state === 'settled' && verdict.payoutCents + verdict.partialRefundCents >= MAX_PAYOUT_CENTS) {
+    return { moves: [], problem: `the bet would return ${centsToDollars(verdict.payoutCents + verdict.partialRefundCents)}, `
+      + '$1,000,000,000,000 or more, beyond what can be stored or paid: check the dividends' };
+  }
   const ledger = ledgerOf(bet);
   if (verdict.state === 'refund') {
     if (!canMove(bet.status, 'refunded')) return { moves: [] };
