@@ -17,13 +17,29 @@ export async function latestResult(db: Queryable, meetingId: number, raceNumber:
   return rows[0];
 }
 
-export async function insertResult(db: Queryable, meetingId: number, raceNumber: number, r: Omit<ResultRow, 'version'>): Promise<number> {
-  const { rows } = await db.query<{ version: number }>(
-    `INSERT INTO race_results (meeting_id, race_number, version, final, placings, dividends, recorded_at)
-     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6 FROM race_results WHERE meeting_id = $1 AND race_number = $2
-     RETURNING version`,
-    [meetingId, raceNumber, r.final, JSON.stringify(r.placings), JSON.stringify(r.dividends), r.recorded_at]);
-  return rows[0]!.version;
+/**
+ * Inserts the next version of the race's result. Its places paid are the first version's (fixed by
+ * the race's first result), or `placesPaidNow` when no earlier version has them.
+ */
+export async function insertResult(db: Queryable, meetingId: number, raceNumber: number, r: Omit<ResultRow, 'version'>,
+  placesPaidNow: number): Promise<{ version: number; places_paid: number }> {
+  const { rows } = await db.query<{ version: number; places_paid: number }>(
+    `INSERT INTO race_results (meeting_id, race_number, version, final, placings, dividends, recorded_at, places_paid)
+     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6,
+            coalesce((SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 AND places_paid IS NOT NULL
+                       ORDER BY version LIMIT 1), $7)
+       FROM race_results WHERE meeting_id = $1 AND race_number = $2
+     RETURNING version, places_paid`,
+    [meetingId, raceNumber, r.final, JSON.stringify(r.placings), JSON.stringify(r.dividends), r.recorded_at, placesPaidNow]);
+  return rows[0]!;
+}
+
+/** The place terms in force for the meeting's jurisdiction ('*' where it has none; none at all: []). */
+export async function termsOfMeeting(db: Queryable, meetingId: number): Promise<Array<{ min_starters: number; places: number }>> {
+  const { rows } = await db.query<{ terms: Array<{ min_starters: number; places: number }> }>(
+    `SELECT coalesce((SELECT terms FROM place_terms WHERE jurisdiction = m.jurisdiction), (SELECT terms FROM place_terms WHERE jurisdiction = '*'), '[]') AS terms
+       FROM meetings m WHERE m.meeting_id = $1`, [meetingId]);
+  return rows[0]?.terms ?? [];
 }
 
 export interface FactsRow {
@@ -35,19 +51,21 @@ export interface FactsRow {
   starters: number;
   scratched: Array<{ runner: number; at: string; win: string | null; place: string | null }> | null;
   terms: Array<{ min_starters: number; places: number }>;
+  /** Fixed by the race's first result; null before it, or for results recorded before it was kept. */
+  places_paid: number | null;
 }
 
 /** The facts of each race named (one statement whatever the number of races). */
 export async function raceFacts(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<FactsRow[]> {
   const { rows } = await db.query<FactsRow>({
     name: 'catalogue_race_facts',
-    text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends,
+    text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends, res.places_paid,
              (SELECT count(*)::int FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND NOT u.scratched) AS starters,
              (SELECT json_agg(json_build_object('runner', u.runner_number, 'at', u.scratched_at, 'win', u.win_deduction::text, 'place', u.place_deduction::text))
                 FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND u.scratched) AS scratched,
              coalesce((SELECT terms FROM place_terms WHERE jurisdiction = m.jurisdiction), (SELECT terms FROM place_terms WHERE jurisdiction = '*'), '[]') AS terms
            FROM race_starts r JOIN meetings m ON m.meeting_id = r.meeting_id
-           LEFT JOIN LATERAL (SELECT placings, dividends FROM race_results x
+           LEFT JOIN LATERAL (SELECT placings, dividends, places_paid FROM race_results x
                                WHERE x.meeting_id = r.meeting_id AND x.race_number = r.race_number AND x.final
                                ORDER BY version DESC LIMIT 1) res ON true
            WHERE (r.meeting_id, r.race_number) IN (SELECT * FROM unnest($1::bigint[], $2::int[]))`,

@@ -45,7 +45,11 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   if (typeof placings === 'string') throw new AppError('validation_failed', `${where}: ${placings}`, { extensions: { errors: [{ field: 'placings', message: placings }] } });
   const dividends = parseDividends(input.dividends);
   if (typeof dividends === 'string') throw new AppError('validation_failed', `${where}: ${dividends}`, { extensions: { errors: [{ field: 'dividends', message: dividends }] } });
-  const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now });
+  // The terms in force now, for a race's first result; later versions keep the first's places paid.
+  const terms = (await q.termsOfMeeting(tx, meetingId)).map((t) => ({ minStarters: t.min_starters, places: t.places }));
+  const starters = runners.filter((r) => !r.scratched).length;
+  const { version } = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now },
+    placesPaid(starters, terms));
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
   return { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, version, amended: from === 'final', placings, dividends };
 }
@@ -89,7 +93,7 @@ function factsOf(row: q.FactsRow): RaceFacts {
     status: row.status as RaceStatus,
     placings: final ? row.placings : null,
     dividends: final ? (row.dividends as Dividends) : {},
-    placesPaid: placesPaid(row.starters, terms),
+    placesPaid: row.places_paid ?? placesPaid(row.starters, terms),
     scratched,
   };
 }
