@@ -1,6 +1,7 @@
 // The places a race pays are fixed by its first result: place terms changed afterwards (for races
 // to come) do not re-settle it when its result is amended. Before, an amendment read today's terms,
 // and a place bet already paid on 3rd had its winnings taken back after the terms went to 2 places.
+// And a final result must fill them: a place left unlisted settled the bets on it as losers.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -49,4 +50,23 @@ test('an amended result keeps the places paid when the race was first resulted, 
   } finally {
     await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 8, places: 3 }, { min_starters: 5, places: 2 }]);
   }
+});
+
+test('a final result placing fewer runners than the places paid is refused unless short_field says fewer finished', async () => {
+  await f.services.catalogue.importCatalog({
+    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 3, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
+      runners: Array.from({ length: 8 }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 2 + i, place: 1.5 })) }],
+  });
+  const onThird = await f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'PLACE', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 3, selections: [[3]], price: 1.5 }],
+  });
+  await f.services.catalogue.setStatus(MEETING, 3, 'closed');
+  await assert.rejects(f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2]] }),
+    /race 3 of meeting 770521: the placings fill 2 of the 3 places paid \(8 starters\)/);
+  assert.equal((await f.services.catalogue.getRace(MEETING, 3))!.status, 'closed', 'nothing recorded');
+  const short = await f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2]], short_field: true });
+  assert.equal(short.status, 'final');
+  await worker.drain();
+  assert.deepEqual(await ops(onThird.id), ['confirm 10.00', 'settleBet 0.00'], 'nobody finished third');
 });

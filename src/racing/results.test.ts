@@ -2,7 +2,7 @@
 // winning orders, with expected values worked out by hand (docs/settlement.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_PLACE_TERMS, parseDividends, parsePlacings, placesPaid, positions, shareWithin, winners, winningOrders } from './results.ts';
+import { DEFAULT_PLACE_TERMS, parseDividends, parsePlacings, placesPaid, positions, shareWithin, unfilledPositions, winners, winningOrders } from './results.ts';
 
 test('places paid by starters: 8 or more → 3, 5-7 → 2, fewer than 5 → none; the terms are configurable', () => {
   const byStarters = [0, 0, 0, 0, 0, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3];
@@ -87,4 +87,18 @@ test('dividends: a general one per product or one per combination, per $1 unit',
     [{ exacta: [{ runners: [1, 100], dividend: 30 }] }, /runners/],
   ];
   for (const [value, message] of refused) assert.match(String(parseDividends(value)), message, JSON.stringify(value));
+});
+
+test('a final result fills the positions settlement needs: the places paid, and every declared dividend\'s', () => {
+  const div = (product: string) => ({ [product]: [{ dividend: '30' }] });
+  assert.equal(unfilledPositions([[4], [7], [2]], div('trifecta'), 3, 10, false), undefined);
+  assert.equal(unfilledPositions([[4, 7], [2]], {}, 3, 10, false), undefined, 'a dead heat fills two positions');
+  assert.equal(unfilledPositions([[4]], {}, 0, 4, false), undefined, 'no place betting: the winner is enough');
+  assert.equal(unfilledPositions([[4], [7]], {}, 3, 2, false), undefined, 'two starters: two positions at most');
+  assert.equal(unfilledPositions([[4], [7]], {}, 3, 10, false), 'the placings fill 2 of the 3 places paid (10 starters): list every placed runner, or say short_field when fewer runners finished');
+  assert.equal(unfilledPositions([[4], [7]], {}, 3, 10, true), undefined, 'fewer finished');
+  assert.equal(unfilledPositions([[4], [7]], div('trifecta'), 3, 10, true), 'dividends.trifecta needs 3 placed runners; the placings fill 2');
+  assert.equal(unfilledPositions([[4], [7], [2]], div('firstfour'), 3, 10, false), 'dividends.firstfour needs 4 placed runners; the placings fill 3');
+  assert.equal(unfilledPositions([[4]], div('quinella'), 0, 4, false), 'dividends.quinella needs 2 placed runners; the placings fill 1');
+  assert.equal(unfilledPositions([[4]], div('quaddie'), 0, 4, false), undefined, 'a multi-race pool needs only the winner here');
 });

@@ -44,6 +44,29 @@ export function parsePlacings(value: unknown, runners: RunnerState[]): number[][
   return value as number[][];
 }
 
+/** Finishing positions each single-race exotic's winning combinations need. */
+const POSITIONS_NEEDED: Partial<Record<ToteProduct, number>> = { exacta: 2, quinella: 2, trifecta: 3, firstfour: 4 };
+
+/**
+ * Why a final result leaves positions unfilled that settlement needs, or undefined. Unfilled, a
+ * bet on them would be settled as a loser: a dividend declared for a product needing more
+ * positions than the placings fill is refused always; fewer positions than the places paid (of
+ * the starters) only unless `shortField` says that fewer runners finished.
+ */
+export function unfilledPositions(placings: number[][], dividends: Dividends, placesPaid: number, starters: number, shortField: boolean): string | undefined {
+  const filled = placings.reduce((n, place) => n + place.length, 0);
+  for (const product of Object.keys(dividends) as ToteProduct[]) {
+    const needed = POSITIONS_NEEDED[product];
+    if (needed && filled < needed) return `dividends.${product} needs ${needed} placed runners; the placings fill ${filled}`;
+  }
+  const paid = Math.min(placesPaid, starters);
+  if (filled < paid && !shortField) {
+    return `the placings fill ${filled} of the ${paid} places paid (${starters} starters): list every placed runner, `
+      + 'or say short_field when fewer runners finished';
+  }
+  return undefined;
+}
+
 function dividendText(value: unknown, where: string): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new Error(`${where} must be a dividend per $1 unit, a number of at least 1`);
   const { text, sentPlaces } = numberToDecimal(value, 2);

@@ -10,6 +10,7 @@ import type { Move } from '../../racing/bet-ledger.ts';
 import { raceKey } from '../../racing/results.ts';
 import type { RaceFacts } from '../../racing/settle.ts';
 import type { CatalogueService, RaceChange } from '../catalogue/catalogue.service.ts';
+import type { ResultInput } from '../catalogue/results.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletCallInput, WalletService } from '../wallet/wallet.service.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
@@ -133,7 +134,7 @@ export function createSettlementService(deps: SettlementDeps) {
     runPending,
 
     /** Records a race's result (docs/settlement.md) and, when final, settles its bets now. */
-    async resultRace(meetingId: number, raceNumber: number, input: { placings: unknown; dividends?: unknown; interim?: boolean }) {
+    async resultRace(meetingId: number, raceNumber: number, input: ResultInput) {
       const result = await deps.catalogue.recordResult(meetingId, raceNumber, input);
       const settlement = result.status === 'final' ? await runPending() : null;
       return { ...result, settlement };

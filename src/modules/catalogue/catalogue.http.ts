@@ -11,6 +11,7 @@ import { MANUAL_STATUSES, RACE_STATUSES } from '../../racing/race-status.ts';
 import { RACE_PRODUCTS } from '../../racing/catalogue-rules.ts';
 import { TOTE_PRODUCTS } from '../../racing/results.ts';
 import type { CatalogueService } from './catalogue.service.ts';
+import type { ResultInput } from './results.ts';
 
 const Decimal = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 20 })], { description });
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
@@ -79,6 +80,8 @@ const ResultBody = Type.Object({
   dividends: Type.Optional(Type.Object(Object.fromEntries(TOTE_PRODUCTS.map((p) => [p, Type.Optional(DividendIn)])),
     { additionalProperties: false, description: 'Tote dividends per $1 unit, JSON numbers with at most 2 decimals: {"exacta": 30.0, "trifecta": 120.5}' })),
   interim: Type.Optional(Type.Boolean({ description: 'true: an interim result, shown and never settled (default false: final)' })),
+  short_field: Type.Optional(Type.Boolean({ description: 'true: fewer runners finished than the places paid, and the placings list every one of them '
+    + '(without it, such a final result is refused: a bet on an unlisted place would be settled as a loser)' })),
 }, { additionalProperties: false });
 const DividendsOut = Type.Record(Type.String(), Type.Array(Type.Object({ runners: Type.Optional(Type.Array(Type.Integer())), dividend: Type.String() })),
   { description: 'Per product: the dividends as exact decimal text' });
@@ -198,7 +201,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     },
   }, async (request, reply) => {
     const { meeting_id, race_number } = keyOf(request.params);
-    const recorded = await service.recordResult(meeting_id, race_number, request.body as { placings: unknown; dividends?: unknown; interim?: boolean });
+    const recorded = await service.recordResult(meeting_id, race_number, request.body as ResultInput);
     if (recorded.status !== 'final') return { ...recorded, settlement: null };
     // The race is queued in the result's transaction; settle it now without holding the answer.
     // Should this fail, serve's settlement worker takes the race up at its next poll.

@@ -17,21 +17,22 @@ export async function latestResult(db: Queryable, meetingId: number, raceNumber:
   return rows[0];
 }
 
-/**
- * Inserts the next version of the race's result. Its places paid are the first version's (fixed by
- * the race's first result), or `placesPaidNow` when no earlier version has them.
- */
-export async function insertResult(db: Queryable, meetingId: number, raceNumber: number, r: Omit<ResultRow, 'version'>,
-  placesPaidNow: number): Promise<{ version: number; places_paid: number }> {
-  const { rows } = await db.query<{ version: number; places_paid: number }>(
+/** Inserts the next version of the race's result, with the places it pays. */
+export async function insertResult(db: Queryable, meetingId: number, raceNumber: number, r: Omit<ResultRow, 'version'>, placesPaid: number): Promise<number> {
+  const { rows } = await db.query<{ version: number }>(
     `INSERT INTO race_results (meeting_id, race_number, version, final, placings, dividends, recorded_at, places_paid)
-     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6,
-            coalesce((SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 AND places_paid IS NOT NULL
-                       ORDER BY version LIMIT 1), $7)
-       FROM race_results WHERE meeting_id = $1 AND race_number = $2
-     RETURNING version, places_paid`,
-    [meetingId, raceNumber, r.final, JSON.stringify(r.placings), JSON.stringify(r.dividends), r.recorded_at, placesPaidNow]);
-  return rows[0]!;
+     SELECT $1, $2, coalesce(max(version), 0) + 1, $3, $4, $5, $6, $7 FROM race_results WHERE meeting_id = $1 AND race_number = $2
+     RETURNING version`,
+    [meetingId, raceNumber, r.final, JSON.stringify(r.placings), JSON.stringify(r.dividends), r.recorded_at, placesPaid]);
+  return rows[0]!.version;
+}
+
+/** The places paid fixed by the race's first result (undefined before it, or for results kept before they were). */
+export async function firstPlacesPaid(db: Queryable, meetingId: number, raceNumber: number): Promise<number | undefined> {
+  const { rows } = await db.query<{ places_paid: number }>(
+    `SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 AND places_paid IS NOT NULL ORDER BY version LIMIT 1`,
+    [meetingId, raceNumber]);
+  return rows[0]?.places_paid;
 }
 
 /** The place terms in force for the meeting's jurisdiction ('*' where it has none; none at all: []). */

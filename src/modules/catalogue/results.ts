@@ -5,7 +5,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { checkMove, type RaceStatus } from '../../racing/race-status.ts';
-import { parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, type Dividends, type StoredPlaceTerm } from '../../racing/results.ts';
+import { parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type StoredPlaceTerm } from '../../racing/results.ts';
 import type { RaceFacts, Scratching } from '../../racing/settle.ts';
 import * as rq from './races.queries.ts';
 import * as q from './results.queries.ts';
@@ -14,6 +14,8 @@ export interface ResultInput {
   placings: unknown;
   dividends?: unknown;
   interim?: boolean;
+  /** A final result placing fewer runners than the places paid: fewer finished (docs/settlement.md). */
+  short_field?: boolean;
 }
 
 export interface RecordedResult {
@@ -46,10 +48,12 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const dividends = parseDividends(input.dividends);
   if (typeof dividends === 'string') throw new AppError('validation_failed', `${where}: ${dividends}`, { extensions: { errors: [{ field: 'dividends', message: dividends }] } });
   // The terms in force now, for a race's first result; later versions keep the first's places paid.
-  const terms = (await q.termsOfMeeting(tx, meetingId)).map((t) => ({ minStarters: t.min_starters, places: t.places }));
   const starters = runners.filter((r) => !r.scratched).length;
-  const { version } = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now },
-    placesPaid(starters, terms));
+  const paid = await q.firstPlacesPaid(tx, meetingId, race.race_number)
+    ?? placesPaid(starters, (await q.termsOfMeeting(tx, meetingId)).map((t) => ({ minStarters: t.min_starters, places: t.places })));
+  const unfilled = to === 'final' ? unfilledPositions(placings, dividends, paid, starters, input.short_field === true) : undefined;
+  if (unfilled) throw new AppError('validation_failed', `${where}: ${unfilled}`, { extensions: { errors: [{ field: 'placings', message: unfilled }] } });
+  const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now }, paid);
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
   return { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, version, amended: from === 'final', placings, dividends };
 }
