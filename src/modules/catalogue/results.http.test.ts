@@ -94,6 +94,9 @@ test('result refusals are 4xx problems and record nothing', async () => {
     ['placings as text', `${race(2)}/result`, { placings: '[[1]]' }, 400, 'validation_failed'],
     ['empty placings', `${race(2)}/result`, { placings: [] }, 400, 'validation_failed'],
     ['interim as text', `${race(2)}/result`, { placings: [[1]], interim: 'true' }, 400, 'validation_failed'],
+    ['an exacta dividend, one runner placed', `${race(2)}/result`, { placings: [[1]], dividends: { exacta: 12 } }, 400, 'validation_failed',
+      /dividends\.exacta needs 2 placed runners; the placings fill 1/],
+    ['short_field as text', `${race(2)}/result`, { placings: [[1]], short_field: 'yes' }, 400, 'validation_failed'],
     ['no placings', `${race(2)}/result`, { dividends: {} }, 400, 'validation_failed'],
   ];
   for (const [name, url, body, status, code, detail] of cases) {
