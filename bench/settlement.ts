@@ -146,7 +146,7 @@ async function setUp(pool: Pool, services: Services, sandbox: Sandbox, bets: num
   for (let i = 0; i < seeds.length; i += 10_000) await sandbox.ask({ seed: seeds.slice(i, i + 10_000) });
   const seeded = performance.now();
   for (const race of [1, RACE]) await services.catalogue.setStatus(MEETING, race, 'closed');
-  await services.catalogue.recordResult(MEETING, 1, { placings: [[4], [1], [9]] });
+  await services.catalogue.recordResult(MEETING, 1, { placings: [[4], [1], [9], [2]] });
   await services.settlement.runPending(); // race 1: its multis wait for race 2
   for (const table of ['bets', 'bet_legs', 'bet_history', 'wallet_calls', 'wallet_bet_sequences']) await pool.query(`VACUUM ANALYZE ${table}`);
   const kinds = new Map<string, number>();

@@ -98,7 +98,7 @@ test('a race of bulk-placed bets, seeded at the wallet, settles once: one settle
   await sandbox.seedBets(sandboxSeeds(placed));
 
   for (const race of [1, 2]) await services.catalogue.setStatus(MEETING, race, 'closed');
-  await services.catalogue.recordResult(MEETING, 1, { placings: [[2], [5], [7]] });
+  await services.catalogue.recordResult(MEETING, 1, { placings: [[2], [5], [7], [8]] });
   await services.settlement.runPending(); // the multis wait for race 2
   const result = await services.settlement.resultRace(MEETING, 2, {
     placings: [[3], [1], [4], [2]], dividends: { exacta: 14.6, quinella: 7.2, trifecta: 88.1, firstfour: 402.5 },

@@ -63,7 +63,7 @@ test('a final result placing fewer runners than the places paid is refused unles
   });
   await f.services.catalogue.setStatus(MEETING, 3, 'closed');
   await assert.rejects(f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2]] }),
-    /race 3 of meeting 770521: the placings fill 2 of the 3 places paid \(8 starters\)/);
+    /race 3 of meeting 770521: the 3 places paid need 3 placed runners \(8 starters\); the placings fill 2/);
   assert.equal((await f.services.catalogue.getRace(MEETING, 3))!.status, 'closed', 'nothing recorded');
   const short = await f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2]], short_field: true });
   assert.equal(short.status, 'final');

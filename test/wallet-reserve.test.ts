@@ -149,6 +149,21 @@ test('worker: a 401 after asks that may have reserved parks the reserve failed, 
   assert.deepEqual(await f.sandbox.balances(p.userId), opening);
 });
 
+test('worker: a reserve parked after a 401 and found held at the wallet is resolved as reserved: its refund goes out', async () => {
+  const p = place();
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail', times: 3 }]);
+  const result = await p.reserve();
+  assert.equal(result.outcome, 'unknown');
+  f.sandbox.injectFaults([{ op: 'reserve', kind: 'status', status: 401, times: 2 }]);
+  await f.worker.drain();
+  assert.equal((await f.call(result.transactionId)).status, 'failed');
+  const resolved = await f.wallet.resolve(result.transactionId, 'held at the wallet (checked by phone)', undefined, { reserved: true });
+  assert.equal(resolved.status, 'resolved');
+  await f.worker.drain();
+  assert.deepEqual((await f.wallet.callsOfBet(p.betId)).calls.map((c) => [c.op, c.status]), [['reserve', 'resolved'], ['refundBet', 'delivered']]);
+  assert.deepEqual(await f.sandbox.balances(p.userId), opening);
+});
+
 test('placement died mid-reserve (lease ran out): the worker asks again and refunds', async () => {
   const betId = randomUUID();
   const userId = randomUUID();

@@ -89,16 +89,22 @@ test('dividends: a general one per product or one per combination, per $1 unit',
   for (const [value, message] of refused) assert.match(String(parseDividends(value)), message, JSON.stringify(value));
 });
 
-test('a final result fills the positions settlement needs: the places paid, and every declared dividend\'s', () => {
+test('a final result fills the positions settlement needs: the places paid, each offered exotic\'s, every declared dividend\'s', () => {
   const div = (product: string) => ({ [product]: [{ dividend: '30' }] });
-  assert.equal(unfilledPositions([[4], [7], [2]], div('trifecta'), 3, 10, false), undefined);
-  assert.equal(unfilledPositions([[4, 7], [2]], {}, 3, 10, false), undefined, 'a dead heat fills two positions');
-  assert.equal(unfilledPositions([[4]], {}, 0, 4, false), undefined, 'no place betting: the winner is enough');
-  assert.equal(unfilledPositions([[4], [7]], {}, 3, 2, false), undefined, 'two starters: two positions at most');
-  assert.equal(unfilledPositions([[4], [7]], {}, 3, 10, false), 'the placings fill 2 of the 3 places paid (10 starters): list every placed runner, or say short_field when fewer runners finished');
-  assert.equal(unfilledPositions([[4], [7]], {}, 3, 10, true), undefined, 'fewer finished');
-  assert.equal(unfilledPositions([[4], [7]], div('trifecta'), 3, 10, true), 'dividends.trifecta needs 3 placed runners; the placings fill 2');
-  assert.equal(unfilledPositions([[4], [7], [2]], div('firstfour'), 3, 10, false), 'dividends.firstfour needs 4 placed runners; the placings fill 3');
-  assert.equal(unfilledPositions([[4]], div('quinella'), 0, 4, false), 'dividends.quinella needs 2 placed runners; the placings fill 1');
-  assert.equal(unfilledPositions([[4]], div('quaddie'), 0, 4, false), undefined, 'a multi-race pool needs only the winner here');
+  const rule = (products: string[], placesPaid = 3, starters = 10, shortField = false) => ({ products, placesPaid, starters, shortField });
+  const all = ['win', 'place', 'exacta', 'quinella', 'trifecta', 'firstfour'];
+  assert.equal(unfilledPositions([[4], [7], [2], [1]], div('trifecta'), rule(all)), undefined);
+  assert.equal(unfilledPositions([[4, 7], [2]], {}, rule(['win', 'place'])), undefined, 'a dead heat fills two positions');
+  assert.equal(unfilledPositions([[4]], {}, rule(['win'])), undefined, 'win only: the winner is enough');
+  assert.equal(unfilledPositions([[4]], {}, rule(['win', 'place'], 0, 4)), undefined, 'no place betting');
+  assert.equal(unfilledPositions([[4], [7]], {}, rule(['win', 'place'], 3, 2)), undefined, 'two starters: two positions at most');
+  assert.equal(unfilledPositions([[4], [7]], {}, rule(['win', 'place'])),
+    'the 3 places paid need 3 placed runners (10 starters); the placings fill 2: list every placed runner, or say short_field when fewer runners finished');
+  assert.match(String(unfilledPositions([[4], [7], [2]], {}, rule(all))), /^firstfour needs 4 placed runners \(10 starters\); the placings fill 3:/);
+  assert.match(String(unfilledPositions([[4]], {}, rule(['win', 'exacta'], 0, 4))), /^exacta needs 2 placed runners \(4 starters\); the placings fill 1:/);
+  assert.equal(unfilledPositions([[4], [7], [2]], {}, rule(all, 3, 3)), undefined, 'three starters: the first four needs three');
+  assert.equal(unfilledPositions([[4], [7]], {}, rule(all, 3, 10, true)), undefined, 'fewer finished');
+  assert.equal(unfilledPositions([[4], [7]], div('trifecta'), rule(all, 3, 10, true)), 'dividends.trifecta needs 3 placed runners; the placings fill 2');
+  assert.equal(unfilledPositions([[4]], div('quinella'), rule(['win'])), 'dividends.quinella needs 2 placed runners; the placings fill 1');
+  assert.equal(unfilledPositions([[4]], div('quaddie'), rule(['win'])), undefined, 'a multi-race pool needs only the winner here');
 });

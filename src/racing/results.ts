@@ -45,24 +45,39 @@ export function parsePlacings(value: unknown, runners: RunnerState[]): number[][
 }
 
 /** Finishing positions each single-race exotic's winning combinations need. */
-const POSITIONS_NEEDED: Partial<Record<ToteProduct, number>> = { exacta: 2, quinella: 2, trifecta: 3, firstfour: 4 };
+const POSITIONS_NEEDED: Partial<Record<string, number>> = { exacta: 2, quinella: 2, trifecta: 3, firstfour: 4 };
+
+/** What a final result must fill: the race's products and places paid, its starters, the dividends declared. */
+export interface FillRule {
+  products: readonly string[];
+  placesPaid: number;
+  starters: number;
+  /** Fewer runners finished than the race's products need: the placings list every one that did. */
+  shortField: boolean;
+}
 
 /**
- * Why a final result leaves positions unfilled that settlement needs, or undefined. Unfilled, a
- * bet on them would be settled as a loser: a dividend declared for a product needing more
- * positions than the placings fill is refused always; fewer positions than the places paid (of
- * the starters) only unless `shortField` says that fewer runners finished.
+ * Why a final result leaves positions unfilled that settlement needs, or undefined: a bet on a
+ * position nobody filled is settled as a loser. A declared dividend's positions are needed always;
+ * the places paid (when place is offered) and each offered exotic's positions, up to the starters,
+ * unless `shortField` says that fewer runners finished.
  */
-export function unfilledPositions(placings: number[][], dividends: Dividends, placesPaid: number, starters: number, shortField: boolean): string | undefined {
+export function unfilledPositions(placings: number[][], dividends: Dividends, rule: FillRule): string | undefined {
   const filled = placings.reduce((n, place) => n + place.length, 0);
-  for (const product of Object.keys(dividends) as ToteProduct[]) {
+  for (const product of Object.keys(dividends)) {
     const needed = POSITIONS_NEEDED[product];
     if (needed && filled < needed) return `dividends.${product} needs ${needed} placed runners; the placings fill ${filled}`;
   }
-  const paid = Math.min(placesPaid, starters);
-  if (filled < paid && !shortField) {
-    return `the placings fill ${filled} of the ${paid} places paid (${starters} starters): list every placed runner, `
-      + 'or say short_field when fewer runners finished';
+  if (rule.shortField) return undefined;
+  const needs: Array<[string, number]> = rule.products.flatMap((p): Array<[string, number]> => {
+    if (p === 'place') return [[`the ${rule.placesPaid} places paid need`, rule.placesPaid]];
+    const needed = POSITIONS_NEEDED[p];
+    return needed ? [[`${p} needs`, needed]] : [];
+  });
+  const [what, needed] = needs.reduce((most, need) => (need[1] > most[1] ? need : most), ['', 0] as [string, number]);
+  if (filled < Math.min(needed, rule.starters)) {
+    return `${what} ${Math.min(needed, rule.starters)} placed runners (${rule.starters} starters); the placings fill ${filled}: `
+      + 'list every placed runner, or say short_field when fewer runners finished';
   }
   return undefined;
 }

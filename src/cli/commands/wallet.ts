@@ -55,7 +55,9 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .description('Close a parked call without sending it (settled with the operator by other means); unblocks its bet. Prints the call')
     .argument('<call_id>', 'the call\'s id (its transactionId, a UUID)', uuid)
     .requiredOption('--note <text>', 'why, for the record')
-    .action((callId: string, opts: { note: string }) => withRuntime((rt) => walletOf(rt).resolve(callId, opts.note)));
+    .option('--reserved', 'a reserve the wallet was found holding: its conditional refundBet is sent (without: skipped)')
+    .action((callId: string, opts: { note: string; reserved?: boolean }) =>
+      withRuntime((rt) => walletOf(rt).resolve(callId, opts.note, undefined, { reserved: opts.reserved === true })));
   wallet
     .command('worker')
     .description('Run only the wallet delivery worker (serve runs it too unless WAGERLINE_WALLET_WORKER=off). Prints {"worker_id", "pid"}; stops on SIGTERM/SIGINT')

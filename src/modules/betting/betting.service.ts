@@ -188,7 +188,7 @@ export function createBettingService(deps: BettingDeps) {
         return view((await rejectPending(bet, 'wallet_refused',
           reserved.message ?? `the wallet refused the stake${reserved.code ? ` (${reserved.code})` : ''}`))!, legs);
       case 'unknown':
-        return view((await rejectPending(bet, 'wallet_unavailable', 'the wallet did not answer the reservation; any reservation will be released'))!, legs);
+        return view((await rejectPending(bet, 'wallet_unavailable', 'the reservation got no certain answer from the wallet; any stake it holds will be released'))!, legs);
       case 'reserved':
         return view(reserved.taken!.bet, reserved.taken!.legs); // taken in the transaction that recorded the reserve
     }

@@ -51,7 +51,8 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const starters = runners.filter((r) => !r.scratched).length;
   const paid = await q.firstPlacesPaid(tx, meetingId, race.race_number)
     ?? placesPaid(starters, (await q.termsOfMeeting(tx, meetingId)).map((t) => ({ minStarters: t.min_starters, places: t.places })));
-  const unfilled = to === 'final' ? unfilledPositions(placings, dividends, paid, starters, input.short_field === true) : undefined;
+  const rule = { products: race.products, placesPaid: paid, starters, shortField: input.short_field === true };
+  const unfilled = to === 'final' ? unfilledPositions(placings, dividends, rule) : undefined;
   if (unfilled) throw new AppError('validation_failed', `${where}: ${unfilled}`, { extensions: { errors: [{ field: 'placings', message: unfilled }] } });
   const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now }, paid);
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);

@@ -99,6 +99,9 @@ test('retry re-queues a parked call; resolve closes one with its note; neither m
   assert.equal(again.statusCode, 409);
   assert.equal(again.json().code, 'wallet_call_not_failed');
 
+  const asReserved = await call('POST', `${T()}/wallet-calls/${second.callId}/resolve`, { note: 'paid by hand', reserved: true });
+  assert.deepEqual([asReserved.statusCode, asReserved.json().code], [400, 'bad_request'], asReserved.body);
+  assert.match(asReserved.json().detail ?? asReserved.json().message ?? asReserved.body, /is a credit: only a reserve is resolved as reserved/);
   const resolve = await call('POST', `${T()}/wallet-calls/${second.callId.toUpperCase()}/resolve`, { note: 'paid by hand' });
   assert.equal(resolve.statusCode, 200, resolve.body);
   assert.equal(resolve.json().status, 'resolved');

@@ -58,12 +58,15 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
     schema: {
       tags: ['admin'], security, params: CallParams, response,
       summary: 'Close a parked call without sending it, settled by other means; unblocks its bet (as `wagerline wallet resolve`)',
-      body: Type.Object({ note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the record' }) }, { additionalProperties: false }),
+      body: Type.Object({
+        note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the record' }),
+        reserved: Type.Optional(Type.Boolean({ description: 'A reserve the wallet was found holding: its conditional refundBet is sent (default: skipped)' })),
+      }, { additionalProperties: false }),
     },
   }, async (request) => {
     const tenantId = tenantInReach(request);
     const { call_id } = request.params as { call_id: string };
-    const { note } = request.body as { note: string };
-    return controls.resolve(call_id.toLowerCase(), note, tenantId);
+    const { note, reserved } = request.body as { note: string; reserved?: boolean };
+    return controls.resolve(call_id.toLowerCase(), note, tenantId, { reserved: reserved === true });
   });
 }

@@ -110,14 +110,18 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
     /**
      * Closes a parked call without sending it (settled by other means); unblocks its bet. A
      * reserve closed by hand also closes the refundBet queued on condition that it succeeded: the
-     * operator has settled that reservation, and spec 3 allows no refund on an unknown one.
+     * operator has settled that reservation, and spec 3 allows no refund on an unknown one —
+     * unless `reserved` says the wallet was found holding it: then that refundBet is sent.
      */
-    async resolve(callId: string, note: string, tenantId?: string) {
+    async resolve(callId: string, note: string, tenantId?: string, options: { reserved?: boolean } = {}) {
       const row = await findFailed(callId, tenantId);
+      if (options.reserved && row.op !== 'reserve') {
+        throw new AppError('bad_request', `wallet call ${callId} is a ${row.op}: only a reserve is resolved as reserved`);
+      }
       const now = clock();
       const updated = await withTransaction(db, async (tx) => {
         const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, note);
-        if (resolved?.op === 'reserve') {
+        if (resolved?.op === 'reserve' && !options.reserved) {
           await skipConditionalCalls(tx, row.tenant_id, row.bet_id, row.seq, now, 'not sent: its reserve was resolved by hand (wallet resolve)');
         }
         return resolved;

@@ -33,13 +33,14 @@ export function attemptRecord(row: { tenant_id: string; transaction_id: string }
 export const mayHaveReserved = (a: Attempt): boolean => a.verdict === 'retry' && !a.notSent;
 
 /**
- * A refusal that says nothing of an earlier ask of the same transactionId: a 401 (a token refused;
- * the user's may have expired since that ask) or a 409 (a conflict: the wallet may hold the
- * transaction already). After an ask that may have reserved, it is no proof that nothing is held.
+ * A refusal that says nothing of an earlier ask of the same transactionId: a 401 or 403 (a token
+ * or a right refused; the user's token may have expired since that ask) or a 409 (a conflict: the
+ * wallet may hold the transaction already). After an ask that may have reserved, it is no proof
+ * that nothing is held.
  */
-export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401 || a.httpStatus === 409;
+export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401 || a.httpStatus === 403 || a.httpStatus === 409;
 
-const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may hold the stake (check it, then wallet retry or wallet resolve)';
+const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may hold the stake (check it, then wallet retry, or wallet resolve with --reserved if it holds it)';
 
 export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
   const last = sent[sent.length - 1]!;

@@ -238,7 +238,7 @@ export function createReserver(options: ReserverOptions) {
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
       return { outcome: 'unknown', transactionId, error: 'reserved, but the lease ran out before it was recorded; it will be refunded', refundQueued: true };
     }
-    // A 401 or 409 after an ask that may have reserved proves nothing of that ask: unknown.
+    // A 401, 403 or 409 after an ask that may have reserved proves nothing of that ask: unknown.
     const doubtful = attempts.slice(0, -1).some(mayHaveReserved) && refusalInconclusive(last);
     if ((last.verdict !== 'retry' && !doubtful) || attempts.every((a) => a.notSent)) {
       // 'final' or a 401 that a fresh token did not cure: the wallet declined the placement. Or no
