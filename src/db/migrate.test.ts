@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { test } from 'node:test';
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
+import { testServices } from '../../test/helpers/app.ts';
 import { freshDatabase } from '../../test/helpers/db.ts';
+import { createSecretBox } from '../crypto/secret-box.ts';
 import { MIGRATIONS_DIR, migrate, pendingMigrations } from './migrate.ts';
 
 test('two processes migrating one empty database at once: one applies, the other waits and finds nothing', async () => {
@@ -47,6 +50,33 @@ test('0014: a stored wallet or JWKS URL at an IP address keeps working as writte
       ['http://127.0.0.1:9/api/jwks.json', 'http://[::1]:8080/w/jwks.json', 'https://93.184.215.14/w/jwks.json']);
     assert.equal(auths.rows.length, 5, 'the custom one too, false');
   } finally {
+    await db.drop();
+  }
+});
+
+test('0017: results recorded before keep the places paid their settlement read (today\'s terms, the starters)', async () => {
+  const db = await freshDatabase({ empty: true });
+  const services = testServices(db, createSecretBox(randomBytes(32)));
+  try {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await runner({ dbClient: client, dir: MIGRATIONS_DIR, migrationsTable: 'schema_migrations', direction: 'up', count: 16, log: () => undefined });
+    await client.end();
+    const runners = (n: number, scratched: number[] = []) => Array.from({ length: n }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 3, scratched: scratched.includes(i + 1) }));
+    const race = (race_number: number, list: ReturnType<typeof runners>) => ({ race_number, start_time: '2026-11-21T12:00:00Z', products: ['win', 'place'], runners: list });
+    await services.catalogue.importCatalog({ meeting_id: 1, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
+      races: [race(1, runners(8)), race(2, runners(6, [6])), race(3, runners(4))] });
+    await services.catalogue.importCatalog({ meeting_id: 2, date: '2026-11-21', venue: 'Randwick', jurisdiction: 'NSW', code: 'T', races: [race(1, runners(4))] });
+    await db.pool.query(`INSERT INTO place_terms (jurisdiction, terms) VALUES ('NSW', '[{"min_starters": 2, "places": 1}]')`);
+    await db.pool.query(`INSERT INTO race_results (meeting_id, race_number, version, final, placings, recorded_at)
+      SELECT m, r, v, true, '[[1]]', now() FROM (VALUES (1, 1, 1), (1, 1, 2), (1, 2, 1), (1, 3, 1), (2, 1, 1)) AS x(m, r, v)`);
+
+    assert.equal((await migrate(db.url)).applied[0], '0017_result_places_paid');
+    const { rows } = await db.pool.query("SELECT meeting_id || '/' || race_number || '/' || version AS k, places_paid FROM race_results ORDER BY 1");
+    // '*': 8 or more starters 3 places, 5-7 2, fewer none (race 2: 5 starters, one scratched); NSW's own: 1 from 2.
+    assert.deepEqual(Object.fromEntries(rows.map((r) => [r.k, r.places_paid])), { '1/1/1': 3, '1/1/2': 3, '1/2/1': 2, '1/3/1': 0, '2/1/1': 1 });
+  } finally {
+    await services.close();
     await db.drop();
   }
 });

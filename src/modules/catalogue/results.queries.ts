@@ -52,7 +52,7 @@ export interface FactsRow {
   starters: number;
   scratched: Array<{ runner: number; at: string; win: string | null; place: string | null }> | null;
   terms: Array<{ min_starters: number; places: number }>;
-  /** Fixed by the race's first result; null before it, or for results recorded before it was kept. */
+  /** Fixed by the race's first result (interim or final); null before it. */
   places_paid: number | null;
 }
 
@@ -60,13 +60,15 @@ export interface FactsRow {
 export async function raceFacts(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<FactsRow[]> {
   const { rows } = await db.query<FactsRow>({
     name: 'catalogue_race_facts',
-    text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends, res.places_paid,
+    text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends,
+             (SELECT places_paid FROM race_results y WHERE y.meeting_id = r.meeting_id AND y.race_number = r.race_number
+                 AND y.places_paid IS NOT NULL ORDER BY version LIMIT 1) AS places_paid,
              (SELECT count(*)::int FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND NOT u.scratched) AS starters,
              (SELECT json_agg(json_build_object('runner', u.runner_number, 'at', u.scratched_at, 'win', u.win_deduction::text, 'place', u.place_deduction::text))
                 FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND u.scratched) AS scratched,
              coalesce((SELECT terms FROM place_terms WHERE jurisdiction = m.jurisdiction), (SELECT terms FROM place_terms WHERE jurisdiction = '*'), '[]') AS terms
            FROM race_starts r JOIN meetings m ON m.meeting_id = r.meeting_id
-           LEFT JOIN LATERAL (SELECT placings, dividends, places_paid FROM race_results x
+           LEFT JOIN LATERAL (SELECT placings, dividends FROM race_results x
                                WHERE x.meeting_id = r.meeting_id AND x.race_number = r.race_number AND x.final
                                ORDER BY version DESC LIMIT 1) res ON true
            WHERE (r.meeting_id, r.race_number) IN (SELECT * FROM unnest($1::bigint[], $2::int[]))`,
