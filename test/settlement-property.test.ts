@@ -59,13 +59,24 @@ async function race(meetingId: number) {
   });
 }
 
-/** Places from a finishing order cut into dead-heat groups, scratched runners left out. */
+/**
+ * Places from a finishing order cut into dead-heat groups, scratched runners left out, filling at
+ * least the 3 positions a final result of this race must (its places paid, its trifecta) when as
+ * many run.
+ */
 function placings(order: number[], groups: number[], scratched: Set<number>): number[][] {
   const runners = order.filter((r) => !scratched.has(r));
   const out: number[][] = [];
   for (const size of groups) if (runners.length) out.push(runners.splice(0, size));
-  return out.length ? out : [runners];
+  while (out.flat().length < 3 && runners.length) out.push(runners.splice(0, 1));
+  return out;
 }
+
+/** The dividends of the products the placings fill. */
+const dividendsFor = (places: number[][]) => {
+  const filled = places.flat().length;
+  return { ...(filled >= 2 && { exacta: 12.3 }), ...(filled >= 3 && { trifecta: 45.6 }) };
+};
 
 async function apply(meetingId: number, ref: { tenantId: string; betId: string }, step: Op, scratched: Set<number>): Promise<void> {
   const s = f.services;
@@ -74,7 +85,8 @@ async function apply(meetingId: number, ref: { tenantId: string; betId: string }
     scratched.add(step.runner);
   } else if (step.op === 'result') {
     await s.catalogue.setStatus(meetingId, 1, 'closed').catch(() => undefined);
-    await s.settlement.resultRace(meetingId, 1, { placings: placings(step.order, step.groups, scratched), dividends: { exacta: 12.3, trifecta: 45.6 } });
+    const places = placings(step.order, step.groups, scratched);
+    await s.settlement.resultRace(meetingId, 1, { placings: places, dividends: dividendsFor(places) });
   } else if (step.op === 'abandon') await s.catalogue.setStatus(meetingId, 1, 'abandoned');
   else if (step.op === 'cancel') await s.bets.cancelBet(ref, { reason: 'property' });
   else if (step.op === 'cashOut') {
