@@ -9,7 +9,6 @@ import { MissingDividendError, settle, type RaceFacts, type Verdict } from '../.
 import { raceKey } from '../../racing/results.ts';
 import { MAX_PAYOUT_CENTS } from '../../racing/stakes.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
-
 import type { BetChange } from './settlement.queries.ts';
 
 const centsOf = (text: string | null): bigint => (text === null ? 0n : parseDecimal(text, 2)!);

@@ -80,8 +80,8 @@ const ResultBody = Type.Object({
   dividends: Type.Optional(Type.Object(Object.fromEntries(TOTE_PRODUCTS.map((p) => [p, Type.Optional(DividendIn)])),
     { additionalProperties: false, description: 'Tote dividends per $1 unit, JSON numbers with at most 2 decimals: {"exacta": 30.0, "trifecta": 120.5}' })),
   interim: Type.Optional(Type.Boolean({ description: 'true: an interim result, shown and never settled (default false: final)' })),
-  short_field: Type.Optional(Type.Boolean({ description: 'true: fewer runners finished than the places paid, and the placings list every one of them '
-    + '(without it, such a final result is refused: a bet on an unlisted place would be settled as a loser)' })),
+  short_field: Type.Optional(Type.Boolean({ description: 'true: fewer runners finished than the race\'s products need (places paid, exotics), and the '
+    + 'placings list every one of them (without it, such a final result is refused: a bet on an unlisted position would be settled as a loser)' })),
 }, { additionalProperties: false });
 const DividendsOut = Type.Record(Type.String(), Type.Array(Type.Object({ runners: Type.Optional(Type.Array(Type.Integer())), dividend: Type.String() })),
   { description: 'Per product: the dividends as exact decimal text' });
