@@ -131,36 +131,36 @@ for (const [name, refusal] of [['401 (token refused)', { status: 401, times: 2 }
   });
 }
 
-test('worker: a 401 after asks that may have reserved parks the reserve failed, its refund kept; retry releases it', async () => {
+/** A reserve applied by the wallet but never answered, then refused with a 401 when the worker asks: parked. */
+async function parkedAfter401() {
   const p = place();
   f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail', times: 3 }]);
   const result = await p.reserve();
   assert.equal(result.outcome, 'unknown');
   f.sandbox.injectFaults([{ op: 'reserve', kind: 'status', status: 401, times: 2 }]);
   await f.worker.drain();
-  const calls = (await f.wallet.callsOfBet(p.betId)).calls;
-  assert.deepEqual(calls.map((c) => [c.op, c.status]), [['reserve', 'failed'], ['refundBet', 'pending']]);
-  assert.match(calls[0]!.last_error ?? '', /refused \(HTTP 401.*may hold the stake/);
-  assert.deepEqual((await f.wallet.failed()).calls.map((c) => c.transaction_id), [result.transactionId], 'listed for an operator');
+  const calls = async () => (await f.wallet.callsOfBet(p.betId)).calls;
+  return { ...p, transactionId: result.transactionId, calls, ops: async () => (await calls()).map((c) => [c.op, c.status]) };
+}
+
+test('worker: a 401 after asks that may have reserved parks the reserve failed, its refund kept; retry releases it', async () => {
+  const p = await parkedAfter401();
+  assert.deepEqual(await p.ops(), [['reserve', 'failed'], ['refundBet', 'pending']]);
+  assert.match((await p.calls())[0]!.last_error ?? '', /refused \(HTTP 401.*may hold the stake/);
+  assert.deepEqual((await f.wallet.failed()).calls.map((c) => c.transaction_id), [p.transactionId], 'listed for an operator');
   assert.deepEqual(await f.sandbox.balances(p.userId), { cash: '990.00', bonus: '0.00', reserved: '10.00' }, 'still held');
-  await f.wallet.retry(result.transactionId);
+  await f.wallet.retry(p.transactionId);
   await f.worker.drain();
-  assert.deepEqual((await f.wallet.callsOfBet(p.betId)).calls.map((c) => [c.op, c.status]), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
+  assert.deepEqual(await p.ops(), [['reserve', 'delivered'], ['refundBet', 'delivered']]);
   assert.deepEqual(await f.sandbox.balances(p.userId), opening);
 });
 
 test('worker: a reserve parked after a 401 and found held at the wallet is resolved as reserved: its refund goes out', async () => {
-  const p = place();
-  f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail', times: 3 }]);
-  const result = await p.reserve();
-  assert.equal(result.outcome, 'unknown');
-  f.sandbox.injectFaults([{ op: 'reserve', kind: 'status', status: 401, times: 2 }]);
-  await f.worker.drain();
-  assert.equal((await f.call(result.transactionId)).status, 'failed');
-  const resolved = await f.wallet.resolve(result.transactionId, 'held at the wallet (checked by phone)', undefined, { reserved: true });
+  const p = await parkedAfter401();
+  const resolved = await f.wallet.resolve(p.transactionId, 'held at the wallet (checked by phone)', undefined, { reserved: true });
   assert.equal(resolved.status, 'resolved');
   await f.worker.drain();
-  assert.deepEqual((await f.wallet.callsOfBet(p.betId)).calls.map((c) => [c.op, c.status]), [['reserve', 'resolved'], ['refundBet', 'delivered']]);
+  assert.deepEqual(await p.ops(), [['reserve', 'resolved'], ['refundBet', 'delivered']]);
   assert.deepEqual(await f.sandbox.balances(p.userId), opening);
 });
 
