@@ -144,6 +144,12 @@ export function createReserver(options: ReserverOptions) {
         await new Promise((resolve) => setTimeout(resolve, backoff(ask)));
       }
       if (lease.signal.aborted) {
+        // Never sent (the lease was about to run out before the first ask): closed as never
+        // reached while still ours, or the rescue would reserve for a bet answered already.
+        if (attempts.every((a) => a.notSent) && await closeUnsent({ ...key, owner }, attempts, now)) {
+          metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'rejected' });
+          return { outcome: 'rejected', transactionId, httpStatus: null, message: `not sent: ${String(lease.signal.reason)}` };
+        }
         // The rescue owns the call now: it asks again and queues the conditional refund.
         metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'unknown' });
         return { outcome: 'unknown', transactionId, error: `${last.error ?? `HTTP ${last.httpStatus}`}; ${String(lease.signal.reason)}`, refundQueued: true };
@@ -191,6 +197,15 @@ export function createReserver(options: ReserverOptions) {
         last_error: `not sent: ${error instanceof Error ? error.message : String(error)}` }], []);
       throw error;
     }
+  }
+
+  /** Records a reserve never sent as refused, if its sender still holds it; false otherwise (or the database failed). */
+  async function closeUnsent(key: { tenant_id: string; transaction_id: string; owner: string }, attempts: Attempt[], now: Date): Promise<boolean> {
+    const last = attempts[attempts.length - 1]!;
+    const moved = await oq.complete(db, [{ ...key, status: 'refused', failures: 0, attempts: attempts.length, next_attempt_at: now, finished_at: clock(),
+      last_http_status: null, last_code: null, last_error: last.error ?? 'not sent' }], attempts.map((a, i) => attemptRecord(key, i + 1, a, key.owner)))
+      .catch(() => []);
+    return moved.length > 0;
   }
 
   /** Records the asks and turns their last answer into the result placement acts on. */
