@@ -17,10 +17,10 @@ let worker: { drain(): Promise<void>; stop(): Promise<void> };
 before(async () => {
   f = await bettingFixture(MEETING);
   worker = f.services.wallet.createWorker({ listen: false });
-  // Races 2 and 3: 8 runners, win and place (3 places paid under the VIC terms).
+  // Races 2 to 4: 8 runners, win and place (3 places paid under the VIC terms).
   await f.services.catalogue.importCatalog({
     meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
-    races: [2, 3].map((race_number) => ({ race_number, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
+    races: [2, 3, 4].map((race_number) => ({ race_number, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
       runners: Array.from({ length: 8 }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 2 + i, place: 1.5 })) })),
   });
 });
@@ -110,4 +110,20 @@ test('a final result placing fewer runners than the places paid is refused unles
   assert.equal(short.status, 'final');
   await worker.drain();
   assert.deepEqual(await ops(onThird.id), ['confirm 10.00', 'settleBet 0.00'], 'nobody finished third');
+});
+
+test('an interim result fixes the places paid too: the final one after a change of terms pays by them', async () => {
+  const third = await f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'PLACE', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 4, selections: [[3]], price: 1.5 }],
+  });
+  await f.services.catalogue.setStatus(MEETING, 4, 'closed');
+  await f.services.settlement.resultRace(MEETING, 4, { placings: [[1], [2], [3]], interim: true });
+  await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 5, places: 2 }]);
+  try {
+    await f.services.settlement.resultRace(MEETING, 4, { placings: [[1], [2], [3]] });
+    await worker.drain();
+    assert.deepEqual(await ops(third.id), ['confirm 10.00', 'settleBet 15.00']);
+  } finally {
+    await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 8, places: 3 }, { min_starters: 5, places: 2 }]);
+  }
 });
