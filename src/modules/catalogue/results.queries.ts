@@ -27,7 +27,7 @@ export async function insertResult(db: Queryable, meetingId: number, raceNumber:
   return rows[0]!.version;
 }
 
-/** The places paid fixed by the race's first result (undefined before it, or for results kept before they were). */
+/** The places paid fixed by the race's first result (undefined before it has one). */
 export async function firstPlacesPaid(db: Queryable, meetingId: number, raceNumber: number): Promise<number | undefined> {
   const { rows } = await db.query<{ places_paid: number }>(
     `SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 AND places_paid IS NOT NULL ORDER BY version LIMIT 1`,

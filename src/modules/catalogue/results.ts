@@ -14,7 +14,7 @@ export interface ResultInput {
   placings: unknown;
   dividends?: unknown;
   interim?: boolean;
-  /** A final result placing fewer runners than the places paid: fewer finished (docs/settlement.md). */
+  /** A final result placing fewer runners than the race's products need: fewer finished (docs/catalogue.md, Results). */
   short_field?: boolean;
 }
 
