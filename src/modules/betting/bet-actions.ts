@@ -12,12 +12,14 @@ import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, numberToDecimal, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
+import { cashOutLimit } from '../../racing/cash-out.ts';
+import type { RaceFacts } from '../../racing/settle.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { WalletService } from '../wallet/wallet.service.ts';
 import * as q from './betting.queries.ts';
 import * as lq from './limits.queries.ts';
 import { recordOf, type BetRecord, type HistoryEntry } from './bet-record.ts';
-import { changeOf, planCancel } from './settle-plan.ts';
+import { changeOf, planCancel, settleBetOf } from './settle-plan.ts';
 import { callOf, queueCalls, reportChanges } from './settlement.service.ts';
 import * as sq from './settlement.queries.ts';
 
@@ -28,6 +30,8 @@ export interface BetActionDeps {
   interruptedAfterMs: number;
   wallet: Pick<WalletService, 'enqueueMany' | 'callsOfBet'>;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
+  /** The facts of races, as settlement reads them (the catalogue's raceFacts): what a cash out may pay. */
+  raceFacts: (races: Array<{ meetingId: number | string; raceNumber: number }>, tx: Queryable) => Promise<Map<string, RaceFacts>>;
 }
 
 export interface BetRef {
@@ -166,9 +170,12 @@ export function createBetActions(deps: BetActionDeps) {
       return locked(ref, async (tx, bet) => {
         if (!isOpen(bet.status)) refuse(bet, 'cashed out', `it is ${bet.status}; only an accepted bet not yet settled can be`);
         if (KIND_RULES[bet.kind as BetKind].pricing !== 'fixed') refuse(bet, 'cashed out', `${bet.kind} is a tote bet; only fixed-odds bets are cashed out`);
-        const stake = parseDollars(bet.accepted_stake!)!;
-        const payout = payoutCents(stake, decimal(bet.fixed_odds!)!);
-        const most = bet.bonus ? payout - stake : payout; // a bonus bet returns its winnings only
+        // What it can still return on its races' facts now (a bonus bet: its winnings only).
+        const legs = await q.legsOf(tx, bet.tenant_id, bet.bet_id);
+        const facts = await deps.raceFacts(legs.map((l) => ({ meetingId: l.meeting_id, raceNumber: l.race_number })), tx);
+        const limit = cashOutLimit(settleBetOf(bet, legs, facts));
+        if ('refusal' in limit) refuse(bet, 'cashed out', limit.refusal);
+        const most = limit.mostCents;
         if (cents > most) throw new AppError('validation_failed', `amount ${centsToDollars(cents)} is more than the bet can return (${centsToDollars(most)})`);
         const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'cashout' }];
         const change = changeOf(bet, 'cashed_out', moves, clock(), 'cash_out', { amount: centsToDollars(cents), by: actor.by ?? 'operator' }, { cashOut: centsToDollars(cents) });

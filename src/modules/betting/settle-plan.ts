@@ -5,7 +5,7 @@ import { apply, movesToCancel, movesToRefund, movesToSettle, type Ledger, type M
 import { canMove, type BetStatus } from '../../racing/bet-lifecycle.ts';
 import type { BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
-import { MissingDividendError, settle, type RaceFacts, type Verdict } from '../../racing/settle.ts';
+import { MissingDividendError, settle, type RaceFacts, type SettleBet, type Verdict } from '../../racing/settle.ts';
 import { raceKey } from '../../racing/results.ts';
 import { MAX_PAYOUT_CENTS } from '../../racing/stakes.ts';
 import type { BetRow, LegRow } from './betting.queries.ts';
@@ -37,8 +37,9 @@ export function changeOf(bet: BetRow, to: BetStatus, moves: Move[], now: Date, c
   };
 }
 
-function verdictOf(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): Verdict {
-  return settle({
+/** The bet as the settlement rules read it, with the facts of its races (racing/settle.ts). */
+export function settleBetOf(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): SettleBet {
+  return {
     kind: bet.kind as BetKind, boxed: bet.boxed, bonus: bet.bonus, acceptedCents: centsOf(bet.accepted_stake), combinations: bet.combinations,
     percentage: bet.percentage, placedAt: bet.created_at,
     legs: legs.map((l) => {
@@ -46,8 +47,10 @@ function verdictOf(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): 
       if (!race) throw new Error(`no facts for race ${l.race_number} of meeting ${l.meeting_id}`);
       return { selections: l.selections, price: l.price, race };
     }),
-  });
+  };
 }
+
+const verdictOf = (bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): Verdict => settle(settleBetOf(bet, legs, facts));
 
 /** What settling `bet` now changes; nothing for a bet in a final state or already owed nothing more. */
 export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>, now: Date, cause: string): Plan {

@@ -1,0 +1,34 @@
+// The cash-out limit on the races' facts now: worked out by hand.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { cashOutLimit } from './cash-out.ts';
+import type { RaceFacts, Scratching, SettleBet } from './settle.ts';
+
+const placed = new Date('2026-11-21T10:00:00Z');
+const open = (scratched: Array<[number, Scratching]> = []): RaceFacts => ({ status: 'open', placings: null, dividends: {}, placesPaid: 3, scratched: new Map(scratched) });
+const final = (placings: number[][], scratched: Array<[number, Scratching]> = []): RaceFacts => ({ ...open(scratched), status: 'final', placings });
+const late = (winDeduction: string): Scratching => ({ at: new Date(placed.getTime() + 60_000), winDeduction, placeDeduction: null });
+const bet = (kind: 'WIN' | 'MULTI', legs: Array<[number, string, RaceFacts]>, bonus = false): SettleBet => ({
+  kind, boxed: false, bonus, acceptedCents: 1000n, combinations: 1, percentage: null, placedAt: placed,
+  legs: legs.map(([runner, price, race]) => ({ selections: [[runner]], price, race })),
+});
+
+test('a single: its whole return while its race is undecided; refused once decided', () => {
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open()]])), { mostCents: 3500n });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open()]], true)), { mostCents: 2500n }, 'a bonus bet: its winnings only');
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', final([[4]])]])), { refusal: 'its race has a final result: the bet is being settled' });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[4, late('0')]])]])), { refusal: 'its runner is scratched: the bet is refunded' });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'abandoned' }]])), { refusal: 'the race of leg 1 was abandoned: the bet is refunded' });
+});
+
+test('a multi: legs won at their deducted odds and dead-heat share, scratched legs at 1.00, a lost leg refuses', () => {
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open()]])), { mostCents: 12000n });
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', final([[1, 5]])], [2, '4', open()]])), { mostCents: 6000n }, '10 × ½ × 3 × 4');
+  // A 20% deduction after the bet: 1 + (3 − 1) × 0.8 = 2.6; 10 × 2.6 × 4.
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', final([[1]], [[7, late('20')]])], [2, '4', open()]])), { mostCents: 10400n });
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', final([[5], [1]])], [2, '4', open()]])), { refusal: 'leg 1 has lost: the bet returns nothing' });
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open([[1, late('0')]])], [2, '4', open()]])), { mostCents: 4000n }, 'a scratched leg counts 1.00');
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open([[1, late('0')]])], [2, '4', open([[2, late('0')]])]])),
+    { refusal: 'every runner is scratched: the bet is refunded' });
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open()]], true)), { mostCents: 11000n }, 'a bonus multi: winnings only');
+});
