@@ -121,6 +121,8 @@ test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long re
   assert.equal(final.body.errors![0]!.extensions.status, 'cashed_out');
   const long = await cancel(bet.betId, 'x'.repeat(501));
   assert.deepEqual(codes(long.body), ['BAD_USER_INPUT']);
+  const halfPair = await cancel(bet.betId, 'x\ud800'); // PostgreSQL's JSON refuses it: a 500 before
+  assert.deepEqual([halfPair.res.statusCode, codes(halfPair.body)], [200, ['BAD_USER_INPUT']]);
   const notUuid = await cancel('abc');
   assert.deepEqual(codes(notUuid.body), ['BAD_USER_INPUT'], 'an id that is not a UUID (docs/backoffice.md, Errors)');
   await worker.drain();

@@ -67,3 +67,12 @@ test('any order of the same keys makes each bet once, with one reserve; another 
     }
   }), fuzzRuns(25));
 });
+
+test('a key holding an unpaired surrogate is refused: stored, it would become U+FFFD and two keys one', async () => {
+  const user = f.user(randomUUID());
+  for (const key of ['k\ud800', 'k\udc01x']) {
+    await assert.rejects(f.services.betting.placeBet(user, body(key, 0)),
+      (e: unknown) => e instanceof AppError && e.code === 'bad_request' && /without control characters or unpaired surrogates/.test(e.message));
+  }
+  assert.equal((await f.services.betting.placeBet(user, body('k😀', 0))).status, 'ACCEPTED');
+});

@@ -7,6 +7,13 @@ import { AppError, describeProblems } from '../errors.ts';
 
 const MAX_REPORTED = 10;
 
+/**
+ * Text PostgreSQL cannot keep as sent: U+0000 (refused anywhere), or half of a surrogate pair
+ * (refused in JSON, turned into U+FFFD in text, so two different values would become one). With
+ * the u flag a whole pair is one code point, not Cs.
+ */
+export const unstorable = (text: string): boolean => /[\u0000\p{Cs}]/u.test(text);
+
 /** Paths (like `body/bets/0/user_id`) of strings holding U+0000; iterative, so any depth is safe. */
 export function nulPaths(value: unknown, root: string): string[] {
   const found: string[] = [];

@@ -4,6 +4,7 @@
 // helps the integrator and never repeats the token.
 import { AppError } from '../../errors.ts';
 import { isUuid } from '../../racing/values.ts';
+import { unstorable } from '../../http/text-rules.ts';
 
 export type Headers = Record<string, string | string[] | undefined>;
 
@@ -25,8 +26,6 @@ export type UserAuthReason =
 /** Longest bearer token accepted: far above any real JWT, far below Node's header limit. */
 export const MAX_TOKEN_LENGTH = 8192;
 const MAX_FIELD_LENGTH = { userId: 36, brandName: 200, brandUserId: 200, data: 4096 } as const;
-/** U+0000, or a surrogate without its pair (with the u flag a pair is one code point, not Cs). */
-const UNSTORABLE = /[\u0000\p{Cs}]/u;
 
 export function unauthenticated(reason: UserAuthReason, message: string): AppError {
   // RFC 6750 §3: a request without credentials gets the challenge without an error code.
@@ -106,7 +105,7 @@ export function hostStateUserOf(headers: Headers): UserMetadata {
     if (typeof field !== 'string') throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} must be a string`);
     if (field.length > MAX_FIELD_LENGTH[key]) throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} is longer than ${MAX_FIELD_LENGTH[key]} characters`);
     // The fields are stored with the reserve as JSON, which PostgreSQL refuses with either in it.
-    if (UNSTORABLE.test(field)) {
+    if (unstorable(field)) {
       throw unauthenticated('metadata_invalid', `X-Host-State-User: ${key} holds U+0000 or a lone surrogate (\\uD800–\\uDFFF unpaired)`);
     }
   }

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { grouped } from '../../db/grouped.ts';
 import type { Queryable } from '../../db/pool.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
+import { unstorable } from '../../http/text-rules.ts';
 import { BET_KINDS, KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { combinations, selectionProblem } from '../../racing/combinations.ts';
 import { centsToDollars, formatDecimal, fromNumber } from '../../racing/money.ts';
@@ -55,8 +56,8 @@ export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: b
   if (!(BET_KINDS as readonly string[]).includes(input.type)) throw bad('invalid_selection', `type must be one of ${BET_KINDS.join(', ')}`);
   const kind = input.type as BetKind;
   const key = input.idempotencyKey;
-  if (key.length < 1 || key.length > 128 || /[\u0000-\u001f\u007f]/.test(key)) {
-    throw bad('bad_request', 'idempotencyKey must be 1 to 128 characters, without control characters');
+  if (key.length < 1 || key.length > 128 || /[\u0000-\u001f\u007f]/.test(key) || unstorable(key)) {
+    throw bad('bad_request', 'idempotencyKey must be 1 to 128 characters, without control characters or unpaired surrogates');
   }
   const problem = selectionProblem(kind, input.legs.map((l) => l.selections), input.boxed === true);
   if (problem) throw bad('invalid_selection', problem);
