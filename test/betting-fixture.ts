@@ -71,6 +71,23 @@ export async function bettingFixture(meetingId: number, options: BettingFixtureO
   };
 }
 
+/** bettingFixture with a wallet worker of its own, not started (`worker.drain()` delivers what is queued); close() stops both. */
+export async function bettingFixtureWithWorker(meetingId: number, options: BettingFixtureOptions = {}) {
+  const f = await bettingFixture(meetingId, options);
+  const worker = f.services.wallet.createWorker({ listen: false });
+  return { ...f, worker, async close() { await worker.stop(); await f.close(); } };
+}
+
+/** Races `numbers` of the meeting, dated today, starting in two hours: `runners` runners 1…n at win prices 3, 4, …, place 1.50. */
+export function importRaces(f: { services: { catalogue: { importCatalog(input: unknown): Promise<unknown> } } }, meetingId: number, numbers: number[],
+  products: string[], runners: number) {
+  return f.services.catalogue.importCatalog({
+    meeting_id: meetingId, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
+    races: numbers.map((race_number) => ({ race_number, start_time: new Date(Date.now() + 7200_000).toISOString(), products,
+      runners: Array.from({ length: runners }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 3 + i, place: 1.5 })) })),
+  });
+}
+
 /**
  * A transaction of the test's own holding the race's row locked as a catalogue change does (the
  * catalogue's own statement, FOR NO KEY UPDATE): a take's share lock on the race waits for it.

@@ -5,24 +5,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
-import { bettingFixture } from './betting-fixture.ts';
+import { bettingFixtureWithWorker, importRaces } from './betting-fixture.ts';
 
 const MEETING = 770611;
-let f: Awaited<ReturnType<typeof bettingFixture>>;
-let worker: { drain(): Promise<void>; stop(): Promise<void> };
+let f: Awaited<ReturnType<typeof bettingFixtureWithWorker>>;
 before(async () => {
-  f = await bettingFixture(MEETING);
-  worker = f.services.wallet.createWorker({ listen: false });
-  await f.services.catalogue.importCatalog({
-    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
-    races: [2, 3].map((race_number) => ({ race_number, start_time: new Date(Date.now() + 7200_000).toISOString(), products: ['win', 'exacta'],
-      runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 })) })),
-  });
+  f = await bettingFixtureWithWorker(MEETING);
+  await importRaces(f, MEETING, [2, 3], ['win', 'exacta'], 4);
 });
-after(async () => {
-  await worker.stop();
-  await f.close();
-});
+after(() => f.close());
 
 /** A $10 MULTI on runner 1 of race 1 (3.00) and runner 1 of `second` (3.00). */
 async function multi(second: number) {
@@ -51,7 +42,7 @@ test('a multi with a leg lost is not cashed out; one with a leg won is, up to wh
   await f.services.settlement.resultRace(MEETING, 1, { placings: [[2], [1]] });
   assert.equal((await f.services.bets.show(losing.ref)).status, 'accepted', 'open until race 2 is final');
   await assert.rejects(f.services.bets.cashOut(losing.ref, '1.00'), refused(/leg 1 has lost: the bet returns nothing/));
-  await worker.drain();
+  await f.worker.drain();
   assert.equal((await f.sandbox.balances(losing.userId)).cash, '990.00', 'nothing credited');
   assert.equal((await f.sandbox.balances(winning.userId)).cash, '1080.00', '1000 − 10 + 90');
 });

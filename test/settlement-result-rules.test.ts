@@ -9,25 +9,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
-import { bettingFixture } from './betting-fixture.ts';
+import { bettingFixtureWithWorker, importRaces } from './betting-fixture.ts';
 
 const MEETING = 770411;
-let f: Awaited<ReturnType<typeof bettingFixture>>;
-let worker: { drain(): Promise<void>; stop(): Promise<void> };
+let f: Awaited<ReturnType<typeof bettingFixtureWithWorker>>;
 before(async () => {
-  f = await bettingFixture(MEETING);
-  worker = f.services.wallet.createWorker({ listen: false });
+  f = await bettingFixtureWithWorker(MEETING);
   // Races 2 to 4: 8 runners, win and place (3 places paid under the VIC terms).
-  await f.services.catalogue.importCatalog({
-    meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
-    races: [2, 3, 4].map((race_number) => ({ race_number, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place'],
-      runners: Array.from({ length: 8 }, (_, i) => ({ number: i + 1, name: `R${i + 1}`, win: 2 + i, place: 1.5 })) })),
-  });
+  await importRaces(f, MEETING, [2, 3, 4], ['win', 'place'], 8);
 });
-after(async () => {
-  await worker.stop();
-  await f.close();
-});
+after(() => f.close());
 
 async function place(userId: string, type: 'WIN' | 'EXACTA', selections: number[][], stake: number, price?: number) {
   const bet = await f.services.betting.placeBet(f.user(userId), {
@@ -68,7 +59,7 @@ test('a tote return too large to store leaves that bet unsettled with a problem;
 
   const fixed = await f.services.settlement.resultRace(MEETING, 1, { placings: [[1], [2], [3]], dividends: { exacta: 12.4 } });
   assert.deepEqual([fixed.settlement!.bets_changed, fixed.settlement!.problems], [1, []]);
-  await worker.drain();
+  await f.worker.drain();
   assert.deepEqual(await ops(exacta), ['confirm 50000000.00', 'settleBet 620000000.00']);
   assert.deepEqual(await ops(winner), ['confirm 10.00', 'settleBet 30.00']);
   assert.equal((await f.sandbox.balances(whale)).cash, '630000000.00');
@@ -81,14 +72,14 @@ test('an amended result keeps the places paid when the race was first resulted, 
   assert.equal(third.status, 'ACCEPTED');
   await f.services.catalogue.setStatus(MEETING, 2, 'closed');
   await f.services.settlement.resultRace(MEETING, 2, { placings: [[1], [2], [3]] }); // 8 starters: 3 places
-  await worker.drain();
+  await f.worker.drain();
   assert.deepEqual(await ops(third.id), ['confirm 10.00', 'settleBet 15.00']);
 
   await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 8, places: 2 }, { min_starters: 5, places: 2 }]);
   try {
     const amended = await f.services.settlement.resultRace(MEETING, 2, { placings: [[2], [1], [3]] }); // a protest upheld: 1st and 2nd swap
     assert.equal(amended.amended, true);
-    await worker.drain();
+    await f.worker.drain();
     assert.deepEqual(await ops(third.id), ['confirm 10.00', 'settleBet 15.00'], 'still paid on 3rd: nothing taken back');
     const { rows } = await f.db.pool.query<{ places_paid: number }>(
       'SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = 2 ORDER BY version', [MEETING]);
@@ -108,7 +99,7 @@ test('a final result placing fewer runners than the places paid is refused unles
   assert.equal((await f.services.catalogue.getRace(MEETING, 3))!.status, 'closed', 'nothing recorded');
   const short = await f.services.settlement.resultRace(MEETING, 3, { placings: [[1], [2]], short_field: true });
   assert.equal(short.status, 'final');
-  await worker.drain();
+  await f.worker.drain();
   assert.deepEqual(await ops(onThird.id), ['confirm 10.00', 'settleBet 0.00'], 'nobody finished third');
 });
 
@@ -121,7 +112,7 @@ test('an interim result fixes the places paid too: the final one after a change 
   await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 5, places: 2 }]);
   try {
     await f.services.settlement.resultRace(MEETING, 4, { placings: [[1], [2], [3]] });
-    await worker.drain();
+    await f.worker.drain();
     assert.deepEqual(await ops(third.id), ['confirm 10.00', 'settleBet 15.00']);
   } finally {
     await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 8, places: 3 }, { min_starters: 5, places: 2 }]);
