@@ -117,7 +117,8 @@ test('unknown, then the wallet refuses the reserve: the conditional refund is ne
 // A 401 (the user's token, expired since) or a 409 (a conflict) answering an ask that follows one
 // that may have reserved proves nothing of that ask: taken as a refusal, the refund queued behind
 // it was skipped and a reservation made by the first ask stayed held for ever.
-for (const [name, refusal] of [['401 (token refused)', { status: 401, times: 2 }], ['409 (a conflict)', { status: 409, times: 1 }]] as const) {
+for (const [name, refusal] of [['401 (token refused)', { status: 401, times: 2 }], ['403 (forbidden)', { status: 403, times: 1 }],
+  ['409 (a conflict)', { status: 409, times: 1 }]] as const) {
   test(`placement: applied but unanswered, then ${name}: unknown, and the worker's next ask releases it`, async () => {
     const p = place();
     f.sandbox.injectFaults([{ op: 'reserve', kind: 'apply-then-fail' }, { op: 'reserve', kind: 'status', ...refusal }]);

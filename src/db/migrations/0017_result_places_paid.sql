@@ -15,3 +15,6 @@ UPDATE race_results x SET places_paid = coalesce((
                                           WHERE u.meeting_id = x.meeting_id AND u.race_number = x.race_number AND NOT u.scratched)
      ORDER BY (t->>'min_starters')::int DESC LIMIT 1), 0)
   FROM meetings m WHERE m.meeting_id = x.meeting_id;
+
+-- Every result has its places from here on (results.queries.ts insertResult).
+ALTER TABLE race_results ALTER COLUMN places_paid SET NOT NULL;

@@ -30,7 +30,7 @@ export async function insertResult(db: Queryable, meetingId: number, raceNumber:
 /** The places paid fixed by the race's first result (undefined before it has one). */
 export async function firstPlacesPaid(db: Queryable, meetingId: number, raceNumber: number): Promise<number | undefined> {
   const { rows } = await db.query<{ places_paid: number }>(
-    `SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 AND places_paid IS NOT NULL ORDER BY version LIMIT 1`,
+    'SELECT places_paid FROM race_results WHERE meeting_id = $1 AND race_number = $2 ORDER BY version LIMIT 1',
     [meetingId, raceNumber]);
   return rows[0]?.places_paid;
 }
@@ -52,7 +52,7 @@ export interface FactsRow {
   starters: number;
   scratched: Array<{ runner: number; at: string; win: string | null; place: string | null }> | null;
   terms: Array<{ min_starters: number; places: number }>;
-  /** Fixed by the race's first result (interim or final); null before it. */
+  /** Fixed by the race's first result (interim or final); null while it has none. */
   places_paid: number | null;
 }
 
@@ -62,7 +62,7 @@ export async function raceFacts(db: Queryable, races: Array<{ meetingId: number 
     name: 'catalogue_race_facts',
     text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends,
              (SELECT places_paid FROM race_results y WHERE y.meeting_id = r.meeting_id AND y.race_number = r.race_number
-                 AND y.places_paid IS NOT NULL ORDER BY version LIMIT 1) AS places_paid,
+               ORDER BY version LIMIT 1) AS places_paid,
              (SELECT count(*)::int FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND NOT u.scratched) AS starters,
              (SELECT json_agg(json_build_object('runner', u.runner_number, 'at', u.scratched_at, 'win', u.win_deduction::text, 'place', u.place_deduction::text))
                 FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND u.scratched) AS scratched,
