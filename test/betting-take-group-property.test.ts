@@ -61,6 +61,7 @@ async function pending(tenantId: string, input: PlaceBetInput): Promise<TakeEntr
     leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: first.races[i]!.event_id, event_name: `R${l.raceNumber}`,
     meeting_name: 'Moonee Valley', event_time: new Date(first.races[i]!.start_time), selections: l.selections,
     seen_price: l.price === undefined ? null : String(l.price), price: first.legPrices[i] ? oddsText(first.legPrices[i]!) : null,
+    struck_at: bet.created_at,
   }));
   await insertReserves(f.db.pool, [], pendingBetsSql([{ bet, legs }]));
   return { bet, stored: legs, input, first };

@@ -176,8 +176,8 @@ test('a race whose settlement fails does not hold up the others, and stays queue
   const broken = await bet(7, 'WIN', [[1]], 2, 2);
   const fine = await bet(8, 'WIN', [[1]], 2, 2);
   // A leg on a race the catalogue does not have: its facts cannot be read, so its settlement fails.
-  await f.db.pool.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections)
-    SELECT tenant_id, bet_id, 2, 999999, 1, gen_random_uuid(), 'Nowhere R1', 'Nowhere', now(), '[[1]]' FROM bet_legs WHERE bet_id = $1`, [broken.betId]);
+  await f.db.pool.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, struck_at)
+    SELECT tenant_id, bet_id, 2, 999999, 1, gen_random_uuid(), 'Nowhere R1', 'Nowhere', now(), '[[1]]', struck_at FROM bet_legs WHERE bet_id = $1`, [broken.betId]);
   for (const race of [7, 8]) await f.services.catalogue.setStatus(MEETING, race, 'closed');
   await f.services.catalogue.recordResult(MEETING, 7, { placings: [[1], [2], [3]] });
   await f.services.catalogue.recordResult(MEETING, 8, { placings: [[1], [2], [3]] });

@@ -96,6 +96,12 @@ async function apply(meetingId: number, ref: { tenantId: string; betId: string }
   await s.settlement.runPending();
 }
 
+/** The price taken on the bet's one leg and when it was struck, as stored. */
+async function storedLeg(betId: string): Promise<{ price: string | null; struckAt: Date }> {
+  const { rows } = await f.db.pool.query<{ price: string | null; struck_at: Date }>('SELECT price::text, struck_at FROM bet_legs WHERE bet_id = $1', [betId]);
+  return { price: rows[0]!.price, struckAt: rows[0]!.struck_at };
+}
+
 test('any sequence of race and bet events: the wallet saw exactly what the bet\'s final state says', async () => {
   await fc.assert(fc.asyncProperty(betArb, fc.array(opArb, { minLength: 1, maxLength: 6 }), async (b, ops) => {
     const meetingId = nextMeeting++;
@@ -130,7 +136,7 @@ test('any sequence of race and bet events: the wallet saw exactly what the bet\'
     const facts = await f.services.catalogue.raceFacts([{ meetingId, raceNumber: 1 }]);
     const verdict = settle({
       kind: b.kind, boxed: exotic, bonus: false, acceptedCents: accepted, combinations: bet.combinations, percentage: bet.percentage,
-      placedAt: bet.created_at, legs: [{ selections: exotic ? [b.runners] : [[b.runners[0]!]], price: (await f.db.pool.query('SELECT price::text FROM bet_legs WHERE bet_id = $1', [placed.id])).rows[0].price, race: facts.get(`${meetingId}:1`)! }],
+      legs: [{ ...(await storedLeg(placed.id)), selections: exotic ? [b.runners] : [[b.runners[0]!]], race: facts.get(`${meetingId}:1`)! }],
     });
     const state = [bet.status, cents(bet.payout), cents(bet.refunded) + cents(bet.partial_refund)];
     if (bet.status === 'settled') {

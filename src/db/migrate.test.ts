@@ -80,3 +80,28 @@ test('0017: results recorded before keep the places paid their settlement read (
     await db.drop();
   }
 });
+
+test('0018: legs written before are struck at their bets\' creation, the time their settlement read', async () => {
+  const db = await freshDatabase({ empty: true });
+  try {
+    const client = new pg.Client({ connectionString: db.url });
+    await client.connect();
+    await runner({ dbClient: client, dir: MIGRATIONS_DIR, migrationsTable: 'schema_migrations', direction: 'up', count: 17, log: () => undefined });
+    await client.query(`INSERT INTO tenants (tenant_id, name) VALUES ('00000000-0000-4000-8000-000000000001', 'T')`);
+    await client.query(`INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
+                                          boxed, bonus, created_at, updated_at)
+      SELECT '00000000-0000-4000-8000-000000000001', gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'k' || i, 'h', 'MULTI', 'accepted', 10, 1,
+             false, false, timestamptz '2026-11-21T01:00:00Z' + i * interval '1 minute', now()
+        FROM generate_series(1, 2) AS i`);
+    await client.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections)
+      SELECT tenant_id, bet_id, leg, 1, leg, gen_random_uuid(), 'V R' || leg, 'V', now(), '[[1]]' FROM bets, generate_series(1, 2) AS leg`);
+    await client.end();
+
+    assert.equal((await migrate(db.url)).applied[0], '0018_leg_struck_at');
+    const { rows } = await db.pool.query<{ same: boolean }>(
+      'SELECT l.struck_at = b.created_at AS same FROM bet_legs l JOIN bets b USING (tenant_id, bet_id)');
+    assert.deepEqual(rows.map((r) => r.same), [true, true, true, true]);
+  } finally {
+    await db.drop();
+  }
+});

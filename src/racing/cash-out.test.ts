@@ -9,8 +9,8 @@ const open = (scratched: Array<[number, Scratching]> = []): RaceFacts => ({ stat
 const final = (placings: number[][], scratched: Array<[number, Scratching]> = []): RaceFacts => ({ ...open(scratched), status: 'final', placings });
 const late = (winDeduction: string): Scratching => ({ at: new Date(placed.getTime() + 60_000), winDeduction, placeDeduction: null });
 const bet = (kind: 'WIN' | 'MULTI', legs: Array<[number, string, RaceFacts]>, bonus = false): SettleBet => ({
-  kind, boxed: false, bonus, acceptedCents: 1000n, combinations: 1, percentage: null, placedAt: placed,
-  legs: legs.map(([runner, price, race]) => ({ selections: [[runner]], price, race })),
+  kind, boxed: false, bonus, acceptedCents: 1000n, combinations: 1, percentage: null,
+  legs: legs.map(([runner, price, race]) => ({ selections: [[runner]], price, struckAt: placed, race })),
 });
 
 test('a single: its whole return while its race is undecided; refused once decided', () => {

@@ -33,7 +33,7 @@ export function cashOutLimit(bet: SettleBet): CashOutLimit {
     const [share, of] = shareWithin(runner, leg.race.placings, 1);
     if (share === 0) return { refusal: `leg ${i + 1} has lost: the bet returns nothing` };
     shares.push(fraction(BigInt(share), BigInt(of)));
-    odds.push(deducted(decimalText(leg.price!), deductionPercent(leg.race, bet.placedAt, 'win')));
+    odds.push(deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, 'win')));
   }
   if (live === 0) return { refusal: 'every runner is scratched: the bet is refunded' };
   return { mostCents: paid(mul(cents(bet.acceptedCents), product(shares)), product(odds), bet.bonus) };

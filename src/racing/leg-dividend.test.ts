@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fraction } from './exact.ts';
-import { dividendText, legDividend, type DividendBet } from './leg-dividend.ts';
+import { dividendText, legDividend, type DividendBet, type DividendLeg } from './leg-dividend.ts';
 import type { RaceFacts, Scratching } from './settle-facts.ts';
 
 const PLACED = new Date('2024-05-01T02:00:00Z');
@@ -10,7 +10,9 @@ function race(placings: number[][] | null, over: Partial<RaceFacts> = {}): RaceF
   return { status: placings ? 'final' : 'closed', placings, dividends: {}, placesPaid: 3, scratched: new Map(), ...over };
 }
 
-const bet = (kind: DividendBet['kind'], legs: DividendBet['legs'], boxed = false): DividendBet => ({ kind, boxed, placedAt: PLACED, legs });
+/** A bet whose legs were all struck at PLACED. */
+const bet = (kind: DividendBet['kind'], legs: Array<Omit<DividendLeg, 'struckAt'>>, boxed = false): DividendBet =>
+  ({ kind, boxed, legs: legs.map((l) => ({ ...l, struckAt: PLACED })) });
 const late = (winDeduction: string | null, placeDeduction: string | null = null): Scratching => ({ at: new Date('2024-05-01T03:00:00Z'), winDeduction, placeDeduction });
 
 test('dividend text: exact, at least two places', () => {

@@ -22,12 +22,13 @@ export interface DividendLeg {
   selections: number[][];
   /** Fixed odds: the price taken on the leg (decimal text). */
   price: string | null;
+  /** When that price was agreed (racing/settle.ts deductionPercent). */
+  struckAt: Date;
 }
 
 export interface DividendBet {
   kind: BetKind;
   boxed: boolean;
-  placedAt: Date;
   legs: DividendLeg[];
 }
 
@@ -53,7 +54,7 @@ function fixedLeg(bet: DividendBet, leg: DividendLeg, race: RaceFacts | undefine
   if (paid === 0) return null;
   const [shares] = shareWithin(runner, race.placings, paid);
   if (shares === 0) return '0.00';
-  return dividendText(deducted(decimalText(leg.price), deductionPercent(race, bet.placedAt, place ? 'place' : 'win')));
+  return dividendText(deducted(decimalText(leg.price), deductionPercent(race, leg.struckAt, place ? 'place' : 'win')));
 }
 
 /** The dividend declared for a combination: its own entry first, else the product's general one. */

@@ -25,6 +25,8 @@ export interface SettleLeg {
   selections: number[][];
   /** Fixed odds: the price taken on this leg (decimal text). */
   price: string | null;
+  /** When that price was agreed: a late scratching after it takes its deduction (racing/settle.ts deductionPercent). */
+  struckAt: Date;
   race: RaceFacts;
 }
 
@@ -36,7 +38,6 @@ export interface SettleBet {
   combinations: number;
   /** Tote: the accepted percentage of a $1 unit (decimal text, 4 places). */
   percentage: string | null;
-  placedAt: Date;
   legs: SettleLeg[];
 }
 

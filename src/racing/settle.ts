@@ -13,12 +13,12 @@ export { MissingDividendError, type RaceFacts, type Scratching, type SettleBet, 
 
 const HUNDRED = fraction(100n);
 
-/** Sum of the deductions of runners scratched after the bet was placed, capped at 100 %. */
-export function deductionPercent(race: RaceFacts, placedAt: Date, which: 'win' | 'place'): Fraction {
+/** Sum of the deductions of runners scratched after the leg's price was struck, capped at 100 %. */
+export function deductionPercent(race: RaceFacts, struckAt: Date, which: 'win' | 'place'): Fraction {
   let total = ZERO;
   for (const s of race.scratched.values()) {
     const value = which === 'win' ? s.winDeduction : s.placeDeduction;
-    if (value !== null && s.at.getTime() > placedAt.getTime()) total = add(total, decimalText(value));
+    if (value !== null && s.at.getTime() > struckAt.getTime()) total = add(total, decimalText(value));
   }
   return min(total, HUNDRED);
 }
@@ -45,7 +45,7 @@ function settleSingle(bet: SettleBet): Verdict {
   const [shares, of] = shareWithin(runner, leg.race.placings, place ? leg.race.placesPaid : 1);
   if (shares === 0) return { state: 'settled', won: false, payoutCents: 0n, partialRefundCents: 0n, reason: 'lost' };
   const stakeInPlay = mul(cents(bet.acceptedCents), fraction(BigInt(shares), BigInt(of)));
-  const odds = deducted(decimalText(leg.price!), deductionPercent(leg.race, bet.placedAt, place ? 'place' : 'win'));
+  const odds = deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, place ? 'place' : 'win'));
   return { state: 'settled', won: true, payoutCents: paid(stakeInPlay, odds, bet.bonus), partialRefundCents: 0n, reason: shares < of ? 'dead_heat' : 'won' };
 }
 
@@ -62,7 +62,7 @@ function settleMulti(bet: SettleBet): Verdict {
     const [share, of] = shareWithin(leg.selections[0]![0]!, leg.race.placings!, 1);
     if (share === 0) return { state: 'settled', won: false, payoutCents: 0n, partialRefundCents: 0n, reason: 'lost' };
     shares.push(fraction(BigInt(share), BigInt(of)));
-    odds.push(deducted(decimalText(leg.price!), deductionPercent(leg.race, bet.placedAt, 'win')));
+    odds.push(deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, 'win')));
   }
   const stakeInPlay = mul(cents(bet.acceptedCents), product(shares));
   const deadHeat = shares.some((s) => s.n !== s.d);

@@ -27,8 +27,10 @@ export async function insertBulkBets(pool: Pool, b: BulkBets): Promise<string[]>
               LATERAL (SELECT $3::timestamptz + CASE WHEN $6::boolean THEN interval '0' ELSE (i * interval '1 millisecond') END AS ts) t
        RETURNING tenant_id, bet_id, created_at
      ), legs AS (
-       INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
-       SELECT tenant_id, bet_id, 1, $4::bigint, $5::int, gen_random_uuid(), 'Bulk R' || $5::int, 'Bulk', created_at + interval '1 hour', '[[1]]', 3, 3 FROM inserted
+       INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price,
+                             struck_at)
+       SELECT tenant_id, bet_id, 1, $4::bigint, $5::int, gen_random_uuid(), 'Bulk R' || $5::int, 'Bulk', created_at + interval '1 hour', '[[1]]', 3, 3,
+              created_at FROM inserted
      ), history AS (
        INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause)
        SELECT tenant_id, bet_id, s.seq, created_at, s.from_status, s.to_status, s.cause FROM inserted,

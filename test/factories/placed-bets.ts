@@ -164,7 +164,7 @@ async function rowOf(reader: CatalogueReader, tenantId: string, { userId, input:
       leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
       event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
       selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
-      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
+      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null, struck_at: bet.created_at,
     };
   });
   const single = kind === 'WIN' || kind === 'PLACE';
@@ -194,12 +194,13 @@ async function writeChunk(db: Pool, tenantId: string, unit: string, rows: Row[])
         col(bets, (b) => b.fixed_odds), col(bets, (b) => b.boxed), col(bets, (b) => b.bonus), col(bets, (b) => b.medium), col(bets, (b) => b.created_at),
         col(bets, (b) => b.updated_at)]);
     await tx.query(
-      `INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
+      `INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price,
+                             struck_at)
        SELECT $1::uuid, * FROM unnest($2::uuid[], $3::int[], $4::bigint[], $5::int[], $6::uuid[], $7::text[], $8::text[], $9::timestamptz[], $10::jsonb[],
-                                $11::numeric[], $12::numeric[])`,
+                                $11::numeric[], $12::numeric[], $13::timestamptz[])`,
       [tenantId, col(legs, (l) => l.bet_id), col(legs, (l) => l.leg), col(legs, (l) => l.meeting_id), col(legs, (l) => l.race_number),
         col(legs, (l) => l.event_id), col(legs, (l) => l.event_name), col(legs, (l) => l.meeting_name), col(legs, (l) => l.event_time),
-        col(legs, (l) => JSON.stringify(l.selections)), col(legs, (l) => l.seen_price), col(legs, (l) => l.price)]);
+        col(legs, (l) => JSON.stringify(l.selections)), col(legs, (l) => l.seen_price), col(legs, (l) => l.price), col(legs, (l) => l.struck_at)]);
     await tx.query(
       `INSERT INTO bet_history (tenant_id, bet_id, seq, at, from_status, to_status, cause)
        SELECT $1::uuid, b.bet_id, h.seq, CASE h.seq WHEN 1 THEN b.created_at ELSE b.updated_at END, h.from_status, h.to_status, h.cause

@@ -36,14 +36,15 @@ export function race(input: RaceInput = {}): RaceFacts {
 
 export interface BetOptions {
   bonus?: boolean;
-  placedAt?: Date;
+  /** When every leg's price was struck (default PLACED). */
+  struckAt?: Date;
 }
 
 /** A fixed-odds WIN or PLACE bet of `stakeCents` on `runner` at `price`. */
 export function single(kind: 'WIN' | 'PLACE', stakeCents: bigint, runner: number, price: string, facts: RaceFacts, options: BetOptions = {}): SettleBet {
   return {
     kind, boxed: false, bonus: options.bonus ?? false, acceptedCents: stakeCents, combinations: 1, percentage: null,
-    placedAt: options.placedAt ?? PLACED, legs: [{ selections: [[runner]], price, race: facts }],
+    legs: [{ selections: [[runner]], price, struckAt: options.struckAt ?? PLACED, race: facts }],
   };
 }
 
@@ -51,7 +52,7 @@ export function single(kind: 'WIN' | 'PLACE', stakeCents: bigint, runner: number
 export function multi(stakeCents: bigint, legs: Array<[number, string, RaceFacts]>, options: BetOptions = {}): SettleBet {
   return {
     kind: 'MULTI', boxed: false, bonus: options.bonus ?? false, acceptedCents: stakeCents, combinations: 1, percentage: null,
-    placedAt: options.placedAt ?? PLACED, legs: legs.map(([runner, price, facts]) => ({ selections: [[runner]], price, race: facts })),
+    legs: legs.map(([runner, price, facts]) => ({ selections: [[runner]], price, struckAt: options.struckAt ?? PLACED, race: facts })),
   };
 }
 
@@ -70,8 +71,8 @@ export interface ToteInput extends BetOptions {
 export function tote(input: ToteInput): SettleBet {
   return {
     kind: input.kind, boxed: input.boxed ?? false, bonus: input.bonus ?? false, acceptedCents: input.stakeCents,
-    combinations: input.combinations, percentage: input.percentage, placedAt: input.placedAt ?? PLACED,
-    legs: input.selections.map((selections, i) => ({ selections, price: null, race: input.races[i]! })),
+    combinations: input.combinations, percentage: input.percentage,
+    legs: input.selections.map((selections, i) => ({ selections, price: null, struckAt: input.struckAt ?? PLACED, race: input.races[i]! })),
   };
 }
 

@@ -52,7 +52,8 @@ export interface BetRecord {
   created_at: string;
   settled_at: string | null;
   updated_at: string;
-  legs: Array<{ leg: number; meeting_id: number; race_number: number; event_id: string; event_name: string; selections: number[][]; price: string | null; seen_price: string | null }>;
+  legs: Array<{ leg: number; meeting_id: number; race_number: number; event_id: string; event_name: string; selections: number[][]; price: string | null; seen_price: string | null;
+    struck_at: string }>;
   wallet_calls: BetCallView[];
   history: HistoryEntry[];
 }
@@ -70,7 +71,7 @@ export function recordOf(bet: BetRow, legs: LegRow[], calls: CallInput[], histor
     updated_at: bet.updated_at.toISOString(),
     legs: legs.map((l) => ({
       leg: l.leg, meeting_id: Number(l.meeting_id), race_number: l.race_number, event_id: l.event_id, event_name: l.event_name,
-      selections: l.selections, price: l.price, seen_price: l.seen_price,
+      selections: l.selections, price: l.price, seen_price: l.seen_price, struck_at: l.struck_at.toISOString(),
     })),
     wallet_calls: calls.map((c) => ({
       seq: c.seq, call_id: c.call_id, op: c.op, amount: c.amount, ...(c.transaction_type !== undefined && { transaction_type: c.transaction_type }),

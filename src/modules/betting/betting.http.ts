@@ -41,6 +41,7 @@ const BetRecord = Type.Object({
   legs: Type.Array(Type.Object({
     leg: Type.Integer(), meeting_id: Type.Integer(), race_number: Type.Integer(), event_id: Type.String(), event_name: Type.String(),
     selections: Type.Array(Type.Array(Type.Integer())), price: Nullable(Type.String()), seen_price: Nullable(Type.String()),
+    struck_at: Type.String({ description: 'when the price was agreed: a late scratching after it takes its deduction' }),
   })),
   wallet_calls: Type.Array(Type.Object({
     seq: Type.Integer(), call_id: Type.String(), op: Type.String(), amount: Money, transaction_type: Type.Optional(Type.String()),

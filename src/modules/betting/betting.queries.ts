@@ -51,6 +51,8 @@ export interface LegRow {
   selections: number[][];
   seen_price: string | null;
   price: string | null;
+  /** When the leg's price was agreed: the bet's creation, or its take when the price rose meanwhile (deductions read it). */
+  struck_at: Date;
 }
 
 export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'
@@ -92,9 +94,10 @@ export function pendingBetsSql(bets: Array<{ bet: NewBet; legs: LegRow[] }>): { 
         ON CONFLICT (tenant_id, user_id, idempotency_key) DO NOTHING
         RETURNING tenant_id, bet_id, user_id, created_at
       ), legs AS (
-        INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
+        INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price,
+                              struck_at)
         SELECT bet.tenant_id, bet.bet_id, l.leg, l.meeting_id, l.race_number, l.event_id, l.event_name, l.meeting_name, l.event_time, l.selections,
-               l.seen_price, l.price
+               l.seen_price, l.price, bet.created_at
           FROM unnest($17::uuid[], $18::int[], $19::bigint[], $20::int[], $21::uuid[], $22::text[], $23::text[], $24::timestamptz[], $25::jsonb[],
                       $26::numeric[], $27::numeric[])
             AS l(bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, seen_price, price)
@@ -114,12 +117,12 @@ export function pendingBetsSql(bets: Array<{ bet: NewBet; legs: LegRow[] }>): { 
   };
 }
 
-/** Sets the price taken on some legs of a bet (a price that rose between the check and the taking). */
-export async function updateLegPrices(db: Queryable, tenantId: string, betId: string, legs: Array<{ leg: number; price: string }>): Promise<void> {
+/** Sets the price taken on some legs of a bet (a price that rose between the check and the taking), struck `now`. */
+export async function updateLegPrices(db: Queryable, tenantId: string, betId: string, legs: Array<{ leg: number; price: string }>, now: Date): Promise<void> {
   await db.query(
-    `UPDATE bet_legs l SET price = u.price FROM unnest($3::int[], $4::numeric[]) AS u(leg, price)
+    `UPDATE bet_legs l SET price = u.price, struck_at = $5 FROM unnest($3::int[], $4::numeric[]) AS u(leg, price)
       WHERE l.tenant_id = $1 AND l.bet_id = $2 AND l.leg = u.leg`,
-    [tenantId, betId, legs.map((l) => l.leg), legs.map((l) => l.price)],
+    [tenantId, betId, legs.map((l) => l.leg), legs.map((l) => l.price), now],
   );
 }
 

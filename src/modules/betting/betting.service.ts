@@ -80,7 +80,7 @@ function newBet(user: BettingUser, input: PlaceBetInput, priced: Priced, channel
       leg: i + 1, meeting_id: String(l.meetingId), race_number: l.raceNumber, event_id: race.event_id,
       event_name: `${race.meeting_name} R${race.race_number}`, meeting_name: race.meeting_name, event_time: new Date(race.start_time),
       selections: l.selections, seen_price: l.price === undefined || l.price === null ? null : String(l.price),
-      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null,
+      price: priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : null, struck_at: now,
     };
   });
   return { bet, legs };

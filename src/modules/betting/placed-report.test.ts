@@ -13,7 +13,7 @@ const bet = (kind: BetKind, boxed = false, accepted: string | null = '4.00'): Re
 });
 const leg = (n: number, selections: number[][], price: string | null = null): LegRow => ({
   leg: n, meeting_id: '9', race_number: n + 4, event_id: 'e', event_name: 'V R', meeting_name: 'V', event_time: new Date(), selections,
-  seen_price: price, price,
+  seen_price: price, price, struck_at: new Date(),
 });
 
 test('each kind carries the runner or the selection text an upload of its type stores', () => {

@@ -41,11 +41,11 @@ export function changeOf(bet: BetRow, to: BetStatus, moves: Move[], now: Date, c
 export function settleBetOf(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): SettleBet {
   return {
     kind: bet.kind as BetKind, boxed: bet.boxed, bonus: bet.bonus, acceptedCents: centsOf(bet.accepted_stake), combinations: bet.combinations,
-    percentage: bet.percentage, placedAt: bet.created_at,
+    percentage: bet.percentage,
     legs: legs.map((l) => {
       const race = facts.get(raceKey(l.meeting_id, l.race_number));
       if (!race) throw new Error(`no facts for race ${l.race_number} of meeting ${l.meeting_id}`);
-      return { selections: l.selections, price: l.price, race };
+      return { selections: l.selections, price: l.price, struckAt: l.struck_at, race };
     }),
   };
 }

@@ -92,9 +92,9 @@ export async function takeBets(deps: TakeDeps, tx: Queryable, entries: TakeEntry
   const keys = inTime.filter((e) => { const p = priced.get(e); return !(p instanceof AppError) && isSingle(p!); }).map(liabilityKey);
   const book = inTime.length ? await lq.lockLiabilities(tx, inTime.map((e) => e.bet.tenant_id), keys) : undefined;
   const now = deps.clock();
-  const decisions = entries.map((e) => decide(deps, e, priced.get(e), book));
+  const decisions = entries.map((e) => decide(deps, e, priced.get(e), book, now));
   for (const [i, d] of decisions.entries()) {
-    if (d.moved.length) await q.updateLegPrices(tx, entries[i]!.bet.tenant_id, entries[i]!.bet.bet_id, d.moved);
+    if (d.moved.length) await q.updateLegPrices(tx, entries[i]!.bet.tenant_id, entries[i]!.bet.bet_id, d.moved, now);
   }
   await queueNext(decisions.map((d) => d.call));
   const settled = new Map((await q.settlePlacements(tx, decisions.map((d) => d.settling), now)).map((row) => [row.bet_id, row]));
@@ -134,14 +134,18 @@ const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.
 /**
  * One bet's outcome: refused (late, the catalogue's say, or limits leaving nothing), or taken at
  * the stake its limits allow. A bet taken on a runner adds its payout to `book` for the bets after it.
+ * A leg whose price rose since the first check is struck `now`, at the price offered now.
  */
-function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: lq.LimitsAndLiabilities | undefined): Decision {
+function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: lq.LimitsAndLiabilities | undefined, now: Date): Decision {
   const { bet } = e;
   const late = 'the placement took too long; the stake is returned';
   if (priced === undefined) return refusal(e, e.stored, 'placement_interrupted', late);
   if (priced instanceof AppError) return refusal(e, e.stored, priced.code, priced.message);
-  const legs = e.stored.map((l, i) => (priced.legPrices[i] ? { ...l, price: oddsText(priced.legPrices[i]!) } : l));
-  const moved = legs.filter((l, i) => l.price !== e.stored[i]!.price).map((l) => ({ leg: l.leg, price: l.price! }));
+  const legs = e.stored.map((l, i) => {
+    const price = priced.legPrices[i] ? oddsText(priced.legPrices[i]!) : l.price;
+    return price === l.price ? l : { ...l, price, struck_at: now };
+  });
+  const moved = legs.filter((l, i) => l !== e.stored[i]).map((l) => ({ leg: l.leg, price: l.price! }));
   if (tooLate(deps, bet)) return { ...refusal(e, legs, 'placement_interrupted', late), moved };
   const row = book!.limits.get(bet.tenant_id);
   const limits = { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };

@@ -19,11 +19,14 @@ export interface RaceChange {
 
 export type OnRaceChange = (tx: Queryable, change: RaceChange) => Promise<void>;
 
-export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], now: Date, changed: OnRaceChange): Promise<ImportResult> {
+export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], clock: () => Date, changed: OnRaceChange): Promise<ImportResult> {
   await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
   const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
-  // The upsert locks the races it updates: their statuses hold until the commit.
+  // The upsert locks the races it updates: their statuses hold until the commit. The time of its
+  // scratchings and prices is read once it holds them, as `race scratch` does: a take holding a
+  // race before it then struck its bets earlier (docs/settlement.md, Late-scratching deductions).
   await rq.upsertRaces(tx, races);
+  const now = clock();
   const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
     meeting_id: m.meeting_id, race_number: r.race_number, number: x.number, name: x.name, scratched: x.scratched === true,
     win_deduction: x.win_deduction ?? null, place_deduction: x.place_deduction ?? null,

@@ -120,7 +120,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
       return withTransaction(db, async (tx) => {
-        const result = await writeMeetings(tx, checked.meetings, clock(), changed);
+        const result = await writeMeetings(tx, checked.meetings, clock, changed);
         await written(tx, checked.meetings);
         return result;
       });
