@@ -19,6 +19,19 @@ test('a single: its whole return while its race is undecided; refused once decid
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', final([[4]])]])), { refusal: 'its race has a final result: the bet is being settled' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[4, late('0')]])]])), { refusal: 'its runner is scratched: the bet is refunded' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'abandoned' }]])), { refusal: 'the race of leg 1 was abandoned: the bet is refunded' });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'interim' }]])), { refusal: 'its race has an interim result: the bet is being settled' });
+});
+
+test('late deductions declared after a leg was struck bound the cash out as they will bound the payout', () => {
+  // 1 + (3.5 − 1) × 0.85 = 3.125: $31.25; a scratching before the bet was struck takes nothing.
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[7, late('15')]])]])), { mostCents: 3125n });
+  const before: Scratching = { at: new Date(placed.getTime() - 1), winDeduction: '15', placeDeduction: null };
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[7, before]])]])), { mostCents: 3500n });
+  // A place bet reads the place deduction: 1 + 0.5 × 0.9 = 1.45.
+  const place: SettleBet = { ...bet('WIN', [[4, '1.5', open([[7, { ...late('15'), placeDeduction: '10' }]])]]), kind: 'PLACE' };
+  assert.deepEqual(cashOutLimit(place), { mostCents: 1450n });
+  // A multi's open leg: 10 × 3 × (1 + 3 × 0.8).
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open([[7, late('20')]])]])), { mostCents: 10200n });
 });
 
 test('a multi: legs won at their deducted odds and dead-heat share, scratched legs at 1.00, a lost leg refuses', () => {
@@ -31,4 +44,6 @@ test('a multi: legs won at their deducted odds and dead-heat share, scratched le
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open([[1, late('0')]])], [2, '4', open([[2, late('0')]])]])),
     { refusal: 'every runner is scratched: the bet is refunded' });
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open()]], true)), { mostCents: 11000n }, 'a bonus multi: winnings only');
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', { ...open(), status: 'interim' }], [2, '4', open()]])),
+    { refusal: 'the race of leg 1 has an interim result: cash out waits for its final result' });
 });

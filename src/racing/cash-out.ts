@@ -1,14 +1,17 @@
 // The most an open fixed-odds bet may be cashed out for, on the facts of its races now: what it
 // returns if everything still to be decided goes its way. A bet whose fate is decided — its race
-// final (settlement is about to pay or close it), abandoned or its runner scratched (it is to be
-// refunded), or a multi with a leg already lost — is not cashed out at all: a cash out would pay a
-// dead bet. A multi's legs already won count at their deducted odds and dead-heat share, its
-// scratched legs at 1.00, as settlement will count them (racing/settle.ts).
+// resulted (interim or final: settlement is about to pay or close it), abandoned or its runner
+// scratched (it is to be refunded), or a multi with a leg already lost — is not cashed out at all:
+// a cash out would pay a dead bet. Every leg counts at its odds less the late deductions already
+// declared after it was struck, a multi's legs already won at their dead-heat share too, its
+// scratched legs at 1.00: as settlement will count them (racing/settle.ts).
 import { cents, decimalText, fraction, mul, product, type Fraction } from './exact.ts';
 import { shareWithin } from './results.ts';
-import { deducted, deductionPercent, paid, type SettleBet } from './settle.ts';
+import { deducted, deductionPercent, paid, type RaceFacts, type SettleBet } from './settle.ts';
 
 export type CashOutLimit = { mostCents: bigint } | { refusal: string };
+
+const resulted = (race: RaceFacts) => race.status === 'interim' || race.status === 'final';
 
 export function cashOutLimit(bet: SettleBet): CashOutLimit {
   const abandoned = bet.legs.findIndex((l) => l.race.status === 'abandoned');
@@ -16,8 +19,9 @@ export function cashOutLimit(bet: SettleBet): CashOutLimit {
   if (bet.kind !== 'MULTI') {
     const leg = bet.legs[0]!;
     if (leg.race.scratched.has(leg.selections[0]![0]!)) return { refusal: 'its runner is scratched: the bet is refunded' };
-    if (leg.race.status === 'final') return { refusal: 'its race has a final result: the bet is being settled' };
-    return { mostCents: paid(cents(bet.acceptedCents), decimalText(leg.price!), bet.bonus) };
+    if (resulted(leg.race)) return { refusal: `its race has ${leg.race.status === 'final' ? 'a final' : 'an interim'} result: the bet is being settled` };
+    const odds = deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, bet.kind === 'PLACE' ? 'place' : 'win'));
+    return { mostCents: paid(cents(bet.acceptedCents), odds, bet.bonus) };
   }
   const shares: Fraction[] = [];
   const odds: Fraction[] = [];
@@ -26,13 +30,12 @@ export function cashOutLimit(bet: SettleBet): CashOutLimit {
     const runner = leg.selections[0]![0]!;
     if (leg.race.scratched.has(runner)) continue;
     live += 1;
-    if (leg.race.status !== 'final' || !leg.race.placings) {
-      odds.push(decimalText(leg.price!));
-      continue;
+    if (leg.race.status === 'interim') return { refusal: `the race of leg ${i + 1} has an interim result: cash out waits for its final result` };
+    if (leg.race.status === 'final' && leg.race.placings) {
+      const [share, of] = shareWithin(runner, leg.race.placings, 1);
+      if (share === 0) return { refusal: `leg ${i + 1} has lost: the bet returns nothing` };
+      shares.push(fraction(BigInt(share), BigInt(of)));
     }
-    const [share, of] = shareWithin(runner, leg.race.placings, 1);
-    if (share === 0) return { refusal: `leg ${i + 1} has lost: the bet returns nothing` };
-    shares.push(fraction(BigInt(share), BigInt(of)));
     odds.push(deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, 'win')));
   }
   if (live === 0) return { refusal: 'every runner is scratched: the bet is refunded' };
