@@ -82,10 +82,10 @@ export async function requeueCall(db: Queryable, tenantId: string, transactionId
   return rows[0];
 }
 
-/** Closes a parked call without delivering it (the operator settled it by other means). */
+/** Closes a parked call without delivering it (the operator settled it by other means); its sealed user token goes with it. */
 export async function resolveCall(db: Queryable, tenantId: string, transactionId: string, now: Date, note: string): Promise<CallRow | undefined> {
   const { rows } = await db.query<CallRow>(
-    `UPDATE wallet_calls SET status = 'resolved', finished_at = $3, note = $4
+    `UPDATE wallet_calls SET status = 'resolved', finished_at = $3, note = $4, secret_enc = NULL
       WHERE tenant_id = $1 AND transaction_id = $2 AND status = 'failed'
       RETURNING *`,
     [tenantId, transactionId, now, note],

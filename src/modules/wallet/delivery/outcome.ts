@@ -40,6 +40,18 @@ export const mayHaveReserved = (a: Attempt): boolean => a.verdict === 'retry' &&
  */
 export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401 || a.httpStatus === 403 || a.httpStatus === 409;
 
+/**
+ * The round of a call whose sealed user token this process cannot open (WAGERLINE_SECRET_KEY
+ * changed since it was sealed): nothing sent, and nothing can be with this key. A reserve is parked
+ * for an operator with its refund kept (a worker only asks a reserve that may already hold the stake).
+ */
+export function unopenedToken(now: Date): Attempt {
+  return {
+    startedAt: now, durationMs: 0, httpStatus: null, responseBody: null, verdict: 'final', notSent: true,
+    error: 'not sent: the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY (it was sealed under another key)',
+  };
+}
+
 const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may hold the stake (check it, then wallet retry, or wallet resolve with --reserved if it holds it)';
 
 export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
@@ -54,7 +66,7 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
   // A reserve reaches a worker only when an earlier ask may have reserved (placement's asks went
   // unanswered, or its process died while asking): an inconclusive refusal parks it `failed`, its
   // conditional refund kept behind it, instead of `refused` with the refund skipped.
-  const doubtful = row.op === 'reserve' && verdict === 'final' && refusalInconclusive(last);
+  const doubtful = row.op === 'reserve' && verdict === 'final' && (refusalInconclusive(last) || last.notSent === true);
   const base = {
     tenant_id: row.tenant_id,
     transaction_id: row.transaction_id,
@@ -62,7 +74,8 @@ export function roundOutcome(row: CallRow, owner: string, worker: string, sent: 
     attempts: row.attempts + sent.length,
     last_http_status: last.httpStatus,
     last_code: last.code ?? null,
-    last_error: doubtful ? `refused (HTTP ${last.httpStatus}${last.message ? `: ${last.message}` : ''}) ${DOUBTFUL}`
+    last_error: doubtful && last.notSent ? `${last.error} ${DOUBTFUL}`
+      : doubtful ? `refused (HTTP ${last.httpStatus}${last.message ? `: ${last.message}` : ''}) ${DOUBTFUL}`
       : last.error ?? last.message ?? (verdict === 'success' ? null : `HTTP ${last.httpStatus}`),
   };
   let result: CallResult;

@@ -9,13 +9,15 @@ import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import { withTransaction, type Pool, type Queryable } from '../../../db/pool.ts';
 import { buildBody, type Operation } from '../../../wallet-protocol/operations.ts';
-import type { WalletEndpoint, WalletHttp } from './http-client.ts';
+import type { Attempt, WalletEndpoint, WalletHttp } from './http-client.ts';
 import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
-import { roundOutcome, type RoundOutcome } from './outcome.ts';
+import { roundOutcome, unopenedToken, type RoundOutcome } from './outcome.ts';
+import { deliverRequeuedReserve } from '../outbox/placement.queries.ts';
 import { leasingSender } from './direct-send.ts';
+import { batchedWrites } from './batched-writes.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -49,8 +51,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   const inFlight = new Map<string, Sending>();
   const deliveries = new Set<Promise<void>>();
   let claims = 0;
-  let buffer: Done[] = [];
-  let flushing: Promise<void> | undefined;
+  const writes = batchedWrites<Done>({ write: (done) => record(done), pauseMs: renewEveryMs, tries: 5, log });
   let running = false;
   /** Set by stop(): nothing more is claimed (drain() works without start(), so not `!running`). */
   let stopped = false;
@@ -129,6 +130,14 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   }
 
   async function deliver(endpoint: WalletEndpoint, row: oq.CallRow, owner: string, stop: AbortSignal, claimsBefore?: number): Promise<void> {
+    let token: string | undefined;
+    try {
+      token = row.secret_enc ? box.open(row.secret_enc) : undefined;
+    } catch {
+      // Sealed under another WAGERLINE_SECRET_KEY: never sent, nor ever with this key. Parked for
+      // an operator (outcome.ts) rather than failing here again after every lease.
+      return recorded(row, owner, claimsBefore, [unopenedToken(clock())], stop);
+    }
     const body = buildBody(
       {
         op: row.op as Operation,
@@ -138,11 +147,16 @@ export function createWalletWorker(options: WalletWorkerOptions) {
         bonusFlag: row.bonus_flag,
         amount: row.amount,
         extra: row.extra,
-        ...(row.secret_enc && { token: box.open(row.secret_enc) }),
+        ...(token !== undefined && { token }),
       },
       row.amount_unit,
     );
     const sent = await http.send(endpoint, row.op, body, row.transaction_id, stop);
+    return recorded(row, owner, claimsBefore, sent, stop);
+  }
+
+  /** Records the round (batched-writes.ts), the call in flight until it is written. */
+  async function recorded(row: oq.CallRow, owner: string, claimsBefore: number | undefined, sent: Attempt[], stop: AbortSignal): Promise<void> {
     if (stop.aborted) {
       // The lease is lost (or about to be): whoever holds it now records the call. Nothing is
       // written here; if nobody took it over yet, it is sent again once the lease runs out.
@@ -150,26 +164,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       metrics?.calls.inc({ tenant: row.tenant_id, operation: row.op, outcome: 'lease_lost' });
       return;
     }
-    buffer.push({ row, claimsBefore, ...roundOutcome(row, owner, workerId, sent, clock()) });
-    scheduleFlush();
-  }
-
-  function scheduleFlush(): void {
-    if (flushing) return;
-    flushing = (async () => {
-      await new Promise((resolve) => setImmediate(resolve));
-      while (buffer.length) {
-        const done = buffer;
-        buffer = [];
-        await record(done).catch((error: unknown) => {
-          // Leave the calls leased: they are sent again once the lease runs out (at-least-once).
-          log('recording wallet results failed', { err: String(error), calls: done.length });
-        });
-      }
-    })().finally(() => {
-      flushing = undefined;
-      if (buffer.length) scheduleFlush();
-    });
+    await writes.add({ row, claimsBefore, ...roundOutcome(row, owner, workerId, sent, clock()) });
   }
 
   /** Writes one batch of outcomes: the calls moved ("tenant/transaction"), each with whether a later call of its bet waits. */
@@ -177,9 +172,13 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     const rows = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
     const moved = new Map(rows.map((m) => [`${m.tenant_id}/${m.transaction_id}`, m.next_waiting === true]));
     for (const d of done) {
-      if (d.refused && d.row.op === 'reserve' && moved.has(`${d.row.tenant_id}/${d.row.transaction_id}`)) {
+      const key = `${d.row.tenant_id}/${d.row.transaction_id}`;
+      if (d.refused && d.row.op === 'reserve' && moved.has(key)) {
         await oq.skipConditionalCalls(q, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
       }
+      // A success heard after the lease ran out: a reserve the rescue requeued, with a refund behind
+      // it, and not asked again yet gets it, so the refund goes out (as placement does, reserve.ts).
+      if (d.row.op === 'reserve' && d.result.status === 'delivered' && !moved.has(key)) await deliverRequeuedReserve(q, d.result);
     }
     return moved;
   }
@@ -245,8 +244,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
 
   /** Waits until nothing is being claimed, sent or recorded. */
   async function idle(): Promise<void> {
-    while (deliveries.size || flushing || tenants.states().some((t) => t.claiming)) {
-      await Promise.all([...deliveries, flushing, ...tenants.states().map((t) => t.claiming?.catch(() => 0))]);
+    while (deliveries.size || writes.flushing() || tenants.states().some((t) => t.claiming)) {
+      await Promise.all([...deliveries, writes.flushing(), ...tenants.states().map((t) => t.claiming?.catch(() => 0))]);
     }
   }
 
