@@ -112,5 +112,7 @@ test('a reserve whose token this key cannot open is parked with its refund kept;
   } finally {
     await worker.stop();
     await rotated.close();
+    await f.wallet.setWallet({ tenantId: f.tenantId, url: f.sandbox.url, auth: 'client_credentials', ...CLIENT }); // the fixture's key again
   }
 });
+

@@ -41,15 +41,12 @@ export const mayHaveReserved = (a: Attempt): boolean => a.verdict === 'retry' &&
 export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401 || a.httpStatus === 403 || a.httpStatus === 409;
 
 /**
- * The round of a call whose sealed user token this process cannot open (WAGERLINE_SECRET_KEY
- * changed since it was sealed): nothing sent, and nothing can be with this key. A reserve is parked
- * for an operator with its refund kept (a worker only asks a reserve that may already hold the stake).
+ * The round of a call this process cannot send (`why`: its sealed token cannot be opened): nothing
+ * sent, and nothing would be on a retry. It is parked for an operator; a
+ * reserve keeps its refund behind it (a worker only asks a reserve that may already hold the stake).
  */
-export function unopenedToken(now: Date): Attempt {
-  return {
-    startedAt: now, durationMs: 0, httpStatus: null, responseBody: null, verdict: 'final', notSent: true,
-    error: 'not sent: the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY (it was sealed under another key)',
-  };
+export function notSendable(now: Date, why: string): Attempt {
+  return { startedAt: now, durationMs: 0, httpStatus: null, responseBody: null, verdict: 'final', notSent: true, error: `not sent: ${why}` };
 }
 
 const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may hold the stake (check it, then wallet retry, or wallet resolve with --reserved if it holds it)';

@@ -14,7 +14,7 @@ import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
-import { roundOutcome, unopenedToken, type RoundOutcome } from './outcome.ts';
+import { notSendable, roundOutcome, type RoundOutcome } from './outcome.ts';
 import { deliverRequeuedReserve } from '../outbox/placement.queries.ts';
 import { leasingSender } from './direct-send.ts';
 import { batchedWrites } from './batched-writes.ts';
@@ -129,29 +129,28 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     deliveries.add(p);
   }
 
-  async function deliver(endpoint: WalletEndpoint, row: oq.CallRow, owner: string, stop: AbortSignal, claimsBefore?: number): Promise<void> {
+  /**
+   * The call's request, or the attempt that records why it cannot be sent: its user token sealed
+   * under another WAGERLINE_SECRET_KEY. Such a call is parked for an operator (outcome.ts) rather
+   * than failing here again after every lease, for ever.
+   */
+  function requestOf(row: oq.CallRow): string | Attempt {
     let token: string | undefined;
     try {
       token = row.secret_enc ? box.open(row.secret_enc) : undefined;
     } catch {
-      // Sealed under another WAGERLINE_SECRET_KEY: never sent, nor ever with this key. Parked for
-      // an operator (outcome.ts) rather than failing here again after every lease.
-      return recorded(row, owner, claimsBefore, [unopenedToken(clock())], stop);
+      return notSendable(clock(), 'the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY (it was sealed under another key)');
     }
-    const body = buildBody(
-      {
-        op: row.op as Operation,
-        transactionId: row.transaction_id,
-        betId: row.bet_id,
-        userId: row.user_id,
-        bonusFlag: row.bonus_flag,
-        amount: row.amount,
-        extra: row.extra,
-        ...(token !== undefined && { token }),
-      },
-      row.amount_unit,
-    );
-    const sent = await http.send(endpoint, row.op, body, row.transaction_id, stop);
+    return buildBody({
+      op: row.op as Operation, transactionId: row.transaction_id, betId: row.bet_id, userId: row.user_id, bonusFlag: row.bonus_flag,
+      amount: row.amount, extra: row.extra, ...(token !== undefined && { token }),
+    }, row.amount_unit);
+  }
+
+  async function deliver(endpoint: WalletEndpoint, row: oq.CallRow, owner: string, stop: AbortSignal, claimsBefore?: number): Promise<void> {
+    const request = requestOf(row);
+    if (typeof request !== 'string') return recorded(row, owner, claimsBefore, [request], stop);
+    const sent = await http.send(endpoint, row.op, request, row.transaction_id, stop);
     return recorded(row, owner, claimsBefore, sent, stop);
   }
 
