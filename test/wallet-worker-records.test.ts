@@ -3,7 +3,8 @@
 // with a plain 4xx had its refund skipped while it held the stake), and a success written after
 // the lease ran out was lost on the rescue's requeued reserve. A reserve whose sealed token the
 // process could not open (WAGERLINE_SECRET_KEY changed) failed before any record, after every
-// lease, for ever: never parked, its refund never sent, out of the operator's reach.
+// lease, for ever: never parked, its refund never sent, out of the operator's reach. A write tried
+// again after its commit went unheard logged the round's attempts twice.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -12,7 +13,7 @@ import type { Pool } from '../src/db/pool.ts';
 import { rescueOrphanedReserves } from '../src/modules/wallet/delivery/reserve-release.ts';
 import { createWalletWorker } from '../src/modules/wallet/delivery/worker.ts';
 import { testServices } from './helpers/app.ts';
-import { CLIENT, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { CLIENT, credit, reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const LEASE_MS = 3000;
 const OPENING = { cash: '1000.00', bonus: '0.00', reserved: '0.00' };
@@ -54,6 +55,27 @@ function failingFirstRecord(pool: Pool, beforeFailing: () => Promise<unknown> = 
   });
 }
 
+/** The first write of a round's results commits, then its answer is lost. */
+function lostFirstAnswer(pool: Pool): Pool {
+  let lost = false;
+  return new Proxy(pool, {
+    get(target, prop) {
+      if (prop !== 'query') {
+        const value = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (q: unknown, values?: unknown) => {
+        const result = await (target.query as (q: unknown, v?: unknown) => Promise<unknown>)(q, values);
+        if (!lost && (q as { name?: string } | null)?.name === 'wallet_complete') {
+          lost = true;
+          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
+        }
+        return result;
+      };
+    },
+  });
+}
+
 const calls = async (betId: string) => (await f.wallet.callsOfBet(betId)).calls.map((c) => `${c.op} ${c.status}`);
 const refundsApplied = (userId: string) => f.sandbox.requests().filter((r) => r.op === 'refundBet' && (r.body as { userId?: string }).userId === userId && r.status === 200).length;
 
@@ -86,6 +108,10 @@ test('a success written after the rescue requeued the reserve is recorded on it:
   assert.deepEqual(await calls(betId), ['reserve delivered', 'refundBet delivered']);
   assert.deepEqual(await f.sandbox.balances(userId), OPENING);
   assert.equal(refundsApplied(userId), 1);
+  const { rows } = await f.db.pool.query<{ attempts: number; logged: number }>(
+    `SELECT c.attempts, (SELECT count(*)::int FROM wallet_call_attempts a WHERE a.tenant_id = c.tenant_id AND a.transaction_id = c.transaction_id) AS logged
+       FROM wallet_calls c WHERE c.bet_id = $1 AND c.op = 'reserve'`, [betId]);
+  assert.equal(rows[0]!.attempts, rows[0]!.logged, 'each ask counted once');
 });
 
 test('a reserve whose token this key cannot open is parked with its refund kept; resolve --reserved returns the stake and drops the token', async () => {
@@ -116,3 +142,13 @@ test('a reserve whose token this key cannot open is parked with its refund kept;
   }
 });
 
+test('a write whose commit went unheard is written again without logging its attempts twice', async () => {
+  const [call] = await f.enqueue(credit());
+  const worker = createWalletWorker({ db: lostFirstAnswer(f.db.pool), box: f.box, http: f.wallet.http, clock: f.clock, leaseMs: 3000, pollMs: 1000 });
+  await worker.drain();
+  const row = await f.call(call!.transactionId);
+  const attempts = await f.attempts(call!.transactionId);
+  assert.equal(row.status, 'delivered');
+  assert.equal(f.sandbox.requests().filter((r) => (r.body as { transactionId?: string }).transactionId === call!.transactionId).length, 1, 'asked once');
+  assert.equal(attempts.length, row.attempts, `attempt rows ${attempts.length}, attempts ${row.attempts}`);
+});

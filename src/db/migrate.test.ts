@@ -81,27 +81,30 @@ test('0017: results recorded before keep the places paid their settlement read (
   }
 });
 
-test('0018: legs written before are struck at their bets\' creation, the time their settlement read', async () => {
+test('0018: legs written before keep no struck_at and read as struck at their bets\' creation, the time their settlement read', async () => {
   const db = await freshDatabase({ empty: true });
+  const services = testServices(db, createSecretBox(randomBytes(32)));
   try {
     const client = new pg.Client({ connectionString: db.url });
     await client.connect();
     await runner({ dbClient: client, dir: MIGRATIONS_DIR, migrationsTable: 'schema_migrations', direction: 'up', count: 17, log: () => undefined });
-    await client.query(`INSERT INTO tenants (tenant_id, name) VALUES ('00000000-0000-4000-8000-000000000001', 'T')`);
-    await client.query(`INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake, combinations,
-                                          boxed, bonus, created_at, updated_at)
-      SELECT '00000000-0000-4000-8000-000000000001', gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'k' || i, 'h', 'MULTI', 'accepted', 10, 1,
-             false, false, timestamptz '2026-11-21T01:00:00Z' + i * interval '1 minute', now()
-        FROM generate_series(1, 2) AS i`);
+    const tenantId = '00000000-0000-4000-8000-000000000001';
+    await client.query(`INSERT INTO tenants (tenant_id, name) VALUES ($1, 'T')`, [tenantId]);
+    const { rows: [bet] } = await client.query(`INSERT INTO bets (tenant_id, bet_id, user_id, ticket_id, idempotency_key, request_hash, kind, status, stake,
+                                          combinations, boxed, bonus, created_at, updated_at)
+      VALUES ($1, gen_random_uuid(), gen_random_uuid(), gen_random_uuid(), 'k', 'h', 'MULTI', 'accepted', 10, 1, false, false,
+              '2026-11-21T01:00:00Z', now()) RETURNING bet_id`, [tenantId]);
     await client.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections)
-      SELECT tenant_id, bet_id, leg, 1, leg, gen_random_uuid(), 'V R' || leg, 'V', now(), '[[1]]' FROM bets, generate_series(1, 2) AS leg`);
+      SELECT $1, $2, leg, 1, leg, gen_random_uuid(), 'V R' || leg, 'V', now(), '[[1]]' FROM generate_series(1, 2) AS leg`, [tenantId, bet.bet_id]);
     await client.end();
 
     assert.equal((await migrate(db.url)).applied[0], '0018_leg_struck_at');
-    const { rows } = await db.pool.query<{ same: boolean }>(
-      'SELECT l.struck_at = b.created_at AS same FROM bet_legs l JOIN bets b USING (tenant_id, bet_id)');
-    assert.deepEqual(rows.map((r) => r.same), [true, true, true, true]);
+    const { rows } = await db.pool.query('SELECT struck_at FROM bet_legs ORDER BY leg');
+    assert.deepEqual(rows, [{ struck_at: null }, { struck_at: null }], 'nothing rewritten');
+    const record = await services.bets.show({ tenantId, betId: bet.bet_id });
+    assert.deepEqual(record.legs.map((l) => l.struck_at), ['2026-11-21T01:00:00.000Z', '2026-11-21T01:00:00.000Z']);
   } finally {
+    await services.close();
     await db.drop();
   }
 });

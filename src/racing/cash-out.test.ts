@@ -19,7 +19,7 @@ test('a single: its whole return while its race is undecided; refused once decid
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', final([[4]])]])), { refusal: 'its race has a final result: the bet is being settled' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[4, late('0')]])]])), { refusal: 'its runner is scratched: the bet is refunded' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'abandoned' }]])), { refusal: 'the race of leg 1 was abandoned: the bet is refunded' });
-  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'interim' }]])), { refusal: 'its race has an interim result: the bet is being settled' });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'interim' }]])), { refusal: 'its race has an interim result: the bet is settled on its final result' });
 });
 
 test('late deductions declared after a leg was struck bound the cash out as they will bound the payout', () => {

@@ -7,11 +7,9 @@
 // scratched legs at 1.00: as settlement will count them (racing/settle.ts).
 import { cents, decimalText, fraction, mul, product, type Fraction } from './exact.ts';
 import { shareWithin } from './results.ts';
-import { deducted, deductionPercent, paid, type RaceFacts, type SettleBet } from './settle.ts';
+import { deducted, deductionPercent, paid, type SettleBet } from './settle.ts';
 
 export type CashOutLimit = { mostCents: bigint } | { refusal: string };
-
-const resulted = (race: RaceFacts) => race.status === 'interim' || race.status === 'final';
 
 export function cashOutLimit(bet: SettleBet): CashOutLimit {
   const abandoned = bet.legs.findIndex((l) => l.race.status === 'abandoned');
@@ -19,7 +17,8 @@ export function cashOutLimit(bet: SettleBet): CashOutLimit {
   if (bet.kind !== 'MULTI') {
     const leg = bet.legs[0]!;
     if (leg.race.scratched.has(leg.selections[0]![0]!)) return { refusal: 'its runner is scratched: the bet is refunded' };
-    if (resulted(leg.race)) return { refusal: `its race has ${leg.race.status === 'final' ? 'a final' : 'an interim'} result: the bet is being settled` };
+    if (leg.race.status === 'final') return { refusal: 'its race has a final result: the bet is being settled' };
+    if (leg.race.status === 'interim') return { refusal: 'its race has an interim result: the bet is settled on its final result' };
     const odds = deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, bet.kind === 'PLACE' ? 'place' : 'win'));
     return { mostCents: paid(cents(bet.acceptedCents), odds, bet.bonus) };
   }

@@ -7,7 +7,7 @@ import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { RaceFacts } from '../../racing/settle-facts.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import type { BetStatusName } from './bet-view.ts';
-import { INTERRUPTED, type LegRow } from './betting.queries.ts';
+import { INTERRUPTED, struckAt, type LegRow } from './betting.queries.ts';
 import type { HistoryRow, PageRow } from './backoffice.queries.ts';
 
 export type SportCode = 'T' | 'H' | 'G';
@@ -104,7 +104,7 @@ export function backofficeBet(row: PageRow): BackofficeBet {
 /** The legs of a bet, with each race's facts (by leg, same order) and meeting code. */
 export function backofficeLegs(row: PageRow, legs: LegRow[], facts: Array<RaceFacts | undefined>, codes: Array<SportCode | undefined>): BackofficeLeg[] {
   const kind = row.kind as BetKind;
-  const bet = { kind, boxed: row.boxed, legs: legs.map((l) => ({ selections: l.selections, price: l.price, struckAt: l.struck_at })) };
+  const bet = { kind, boxed: row.boxed, legs: legs.map((l) => ({ selections: l.selections, price: l.price, struckAt: struckAt(row, l) })) };
   return legs.map((l, i) => ({
     leg_number: l.leg, bet_type: kind, dividend: legDividend(bet, i, facts), event_id: l.event_id, event_name: l.event_name,
     event_time: l.event_time.toISOString(), leg_type: 'racing', meeting_id: String(l.meeting_id), meeting_name: l.meeting_name,

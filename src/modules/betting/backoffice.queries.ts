@@ -42,7 +42,8 @@ const LEGS = {
   join: `LEFT JOIN LATERAL (SELECT bool_or(l.event_time <= b.created_at) AS live,
       json_agg(json_build_object('leg', l.leg, 'meeting_id', l.meeting_id::text, 'race_number', l.race_number, 'event_id', l.event_id,
         'event_name', l.event_name, 'meeting_name', l.meeting_name, 'event_time', ${EPOCH_MS('l.event_time')},
-        'selections', l.selections, 'seen_price', l.seen_price::text, 'price', l.price::text) ORDER BY l.leg) AS legs_json
+        'selections', l.selections, 'seen_price', l.seen_price::text, 'price', l.price::text,
+        'struck_at', ${EPOCH_MS('l.struck_at')}) ORDER BY l.leg) AS legs_json
     FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id) lg ON true`,
   alone: 'EXISTS (SELECT 1 FROM bet_legs l WHERE l.tenant_id = b.tenant_id AND l.bet_id = b.bet_id AND l.event_time <= b.created_at) AS live',
 };
@@ -55,11 +56,13 @@ const HISTORY = {
   alone: '(SELECT max(h.seq) FROM bet_history h WHERE h.tenant_id = b.tenant_id AND h.bet_id = b.bet_id) AS last_seq',
 };
 
-type RawPageRow = PageRow & { legs_json?: Array<Omit<LegRow, 'event_time'> & { event_time: number }> | null; history_json?: Array<Omit<HistoryRow, 'tenant_id' | 'bet_id' | 'at'> & { at: number }> | null };
+type RawPageRow = PageRow & { legs_json?: Array<Omit<LegRow, 'event_time' | 'struck_at'> & { event_time: number; struck_at: number | null }> | null; history_json?: Array<Omit<HistoryRow, 'tenant_id' | 'bet_id' | 'at'> & { at: number }> | null };
 
 function pageRow(raw: RawPageRow): PageRow {
   const { legs_json: legs, history_json: history, ...row } = raw;
-  if (legs !== undefined) row.legs = (legs ?? []).map((l) => ({ ...l, event_time: new Date(l.event_time) }));
+  if (legs !== undefined) {
+    row.legs = (legs ?? []).map((l) => ({ ...l, event_time: new Date(l.event_time), struck_at: l.struck_at === null ? null : new Date(l.struck_at) }));
+  }
   if (history !== undefined) row.history = (history ?? []).map((h) => ({ tenant_id: row.tenant_id, bet_id: row.bet_id, ...h, at: new Date(h.at) }));
   return row;
 }

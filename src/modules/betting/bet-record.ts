@@ -1,7 +1,7 @@
 // One bet as an operator sees it (`bet show`, GET /admin/tenants/{tenant_id}/bets/{bet_id}, the
 // back-office): every column of its row that matters after placement — money as exact decimal
 // text ("12.50") —, its legs, its wallet calls with their delivery status, and its history.
-import type { BetRow, LegRow } from './betting.queries.ts';
+import { struckAt, type BetRow, type LegRow } from './betting.queries.ts';
 
 /** A wallet call of a bet as the operator sees it (`wallet calls --bet` has every attempt). */
 export interface BetCallView {
@@ -71,7 +71,7 @@ export function recordOf(bet: BetRow, legs: LegRow[], calls: CallInput[], histor
     updated_at: bet.updated_at.toISOString(),
     legs: legs.map((l) => ({
       leg: l.leg, meeting_id: Number(l.meeting_id), race_number: l.race_number, event_id: l.event_id, event_name: l.event_name,
-      selections: l.selections, price: l.price, seen_price: l.seen_price, struck_at: l.struck_at.toISOString(),
+      selections: l.selections, price: l.price, seen_price: l.seen_price, struck_at: struckAt(bet, l).toISOString(),
     })),
     wallet_calls: calls.map((c) => ({
       seq: c.seq, call_id: c.call_id, op: c.op, amount: c.amount, ...(c.transaction_type !== undefined && { transaction_type: c.transaction_type }),

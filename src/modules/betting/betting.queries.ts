@@ -51,8 +51,12 @@ export interface LegRow {
   selections: number[][];
   seen_price: string | null;
   price: string | null;
-  /** When the leg's price was agreed: the bet's creation, or its take when the price rose meanwhile (deductions read it). */
-  struck_at: Date;
+  /**
+   * When the leg's price was agreed: the bet's creation, or its take when the price changed
+   * meanwhile (deductions read it). Null on legs stored before it was kept: read as the bet's
+   * creation (struckAt).
+   */
+  struck_at: Date | null;
 }
 
 export type NewBet = Omit<BetRow, 'status' | 'accepted_stake' | 'percentage' | 'fixed_odds' | 'bet_limit' | 'reason_code' | 'reason' | 'updated_at'
@@ -117,7 +121,10 @@ export function pendingBetsSql(bets: Array<{ bet: NewBet; legs: LegRow[] }>): { 
   };
 }
 
-/** Sets the price taken on some legs of a bet (a price that rose between the check and the taking), struck `now`. */
+/** When `leg` of `bet` was struck (LegRow.struck_at). */
+export const struckAt = (bet: Pick<BetRow, 'created_at'>, leg: Pick<LegRow, 'struck_at'>): Date => leg.struck_at ?? bet.created_at;
+
+/** Sets the price taken on some legs of a bet (a price that changed between the check and the taking), struck `now`. */
 export async function updateLegPrices(db: Queryable, tenantId: string, betId: string, legs: Array<{ leg: number; price: string }>, now: Date): Promise<void> {
   await db.query(
     `UPDATE bet_legs l SET price = u.price, struck_at = $5 FROM unnest($3::int[], $4::numeric[]) AS u(leg, price)

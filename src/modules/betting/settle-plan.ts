@@ -8,7 +8,7 @@ import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { MissingDividendError, settle, type RaceFacts, type SettleBet, type Verdict } from '../../racing/settle.ts';
 import { raceKey } from '../../racing/results.ts';
 import { MAX_PAYOUT_CENTS } from '../../racing/stakes.ts';
-import type { BetRow, LegRow } from './betting.queries.ts';
+import { struckAt, type BetRow, type LegRow } from './betting.queries.ts';
 import type { BetChange } from './settlement.queries.ts';
 
 const centsOf = (text: string | null): bigint => (text === null ? 0n : parseDecimal(text, 2)!);
@@ -45,7 +45,7 @@ export function settleBetOf(bet: BetRow, legs: LegRow[], facts: Map<string, Race
     legs: legs.map((l) => {
       const race = facts.get(raceKey(l.meeting_id, l.race_number));
       if (!race) throw new Error(`no facts for race ${l.race_number} of meeting ${l.meeting_id}`);
-      return { selections: l.selections, price: l.price, struckAt: l.struck_at, race };
+      return { selections: l.selections, price: l.price, struckAt: struckAt(bet, l), race };
     }),
   };
 }

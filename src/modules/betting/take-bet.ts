@@ -57,7 +57,7 @@ export interface TakeEntry {
   first: Priced;
 }
 
-/** The bet as stored once taken or refused, and its legs (a price that rose since the first check is taken at its new value). */
+/** The bet as stored once taken or refused, and its legs (a price that changed since the first check, still at least the price seen, is taken at its new value). */
 export interface Taken {
   bet: q.BetRow;
   legs: q.LegRow[];
@@ -134,7 +134,7 @@ const tooLate = (deps: TakeDeps, bet: q.NewBet) => deps.clock().getTime() - bet.
 /**
  * One bet's outcome: refused (late, the catalogue's say, or limits leaving nothing), or taken at
  * the stake its limits allow. A bet taken on a runner adds its payout to `book` for the bets after it.
- * A leg whose price rose since the first check is struck `now`, at the price offered now.
+ * A leg whose price changed since the first check is struck `now`, at the price offered now.
  */
 function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefined, book: lq.LimitsAndLiabilities | undefined, now: Date): Decision {
   const { bet } = e;

@@ -125,6 +125,9 @@ export function createWalletWorker(options: WalletWorkerOptions) {
         // Only this send's entry: an abandoned send that ends late must not drop a newer one's.
         if (inFlight.get(key) === sending) inFlight.delete(key);
         deliveries.delete(p);
+        // A claim found no slot while this call waited for its write (record() claims again before
+        // its calls give their slots back): the slot is free now.
+        if (running && state.backlog) void pump(row.tenant_id).catch(onPumpError);
       });
     deliveries.add(p);
   }
@@ -177,7 +180,9 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       }
       // A success heard after the lease ran out: a reserve the rescue requeued, with a refund behind
       // it, and not asked again yet gets it, so the refund goes out (as placement does, reserve.ts).
-      if (d.row.op === 'reserve' && d.result.status === 'delivered' && !moved.has(key)) await deliverRequeuedReserve(q, d.result);
+      if (d.row.op === 'reserve' && d.result.status === 'delivered' && !moved.has(key)) {
+        await deliverRequeuedReserve(q, { ...d.result, attempts: d.attempts.length }); // it adds this round's asks to the row's count
+      }
     }
     return moved;
   }
