@@ -34,9 +34,13 @@ async function unansweredReserve() {
   return { betId, userId };
 }
 
-/** The fixture's pool, whose first write of a round's results fails as a dropped connection would, after `before` ran. */
-function failingFirstRecord(pool: Pool, beforeFailing: () => Promise<unknown> = async () => undefined): Pool {
+/**
+ * The fixture's pool, whose first write of a round's results fails as a dropped connection would:
+ * before it ran (after `beforeFailing`), or once it committed (`committed`: its answer is lost).
+ */
+function failingFirstRecord(pool: Pool, options: { beforeFailing?: () => Promise<unknown>; committed?: boolean } = {}): Pool {
   let failed = false;
+  const run = (q: unknown, values?: unknown) => (pool.query as (q: unknown, v?: unknown) => Promise<unknown>)(q, values);
   return new Proxy(pool, {
     get(target, prop) {
       if (prop !== 'query') {
@@ -44,33 +48,11 @@ function failingFirstRecord(pool: Pool, beforeFailing: () => Promise<unknown> = 
         return typeof value === 'function' ? value.bind(target) : value;
       }
       return async (q: unknown, values?: unknown) => {
-        if (!failed && (q as { name?: string } | null)?.name === 'wallet_complete') {
-          failed = true;
-          await beforeFailing();
-          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
-        }
-        return (target.query as (q: unknown, v?: unknown) => Promise<unknown>)(q, values);
-      };
-    },
-  });
-}
-
-/** The first write of a round's results commits, then its answer is lost. */
-function lostFirstAnswer(pool: Pool): Pool {
-  let lost = false;
-  return new Proxy(pool, {
-    get(target, prop) {
-      if (prop !== 'query') {
-        const value = Reflect.get(target, prop);
-        return typeof value === 'function' ? value.bind(target) : value;
-      }
-      return async (q: unknown, values?: unknown) => {
-        const result = await (target.query as (q: unknown, v?: unknown) => Promise<unknown>)(q, values);
-        if (!lost && (q as { name?: string } | null)?.name === 'wallet_complete') {
-          lost = true;
-          throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
-        }
-        return result;
+        if (failed || (q as { name?: string } | null)?.name !== 'wallet_complete') return run(q, values);
+        failed = true;
+        if (options.committed) await run(q, values);
+        await options.beforeFailing?.();
+        throw Object.assign(new Error('Connection terminated unexpectedly'), { code: '57P01' });
       };
     },
   });
@@ -99,7 +81,7 @@ test('a success written after the rescue requeued the reserve is recorded on it:
     f.clock.advance(LEASE_MS + 1);
     assert.equal(await rescueOrphanedReserves({ db: f.db.pool, box: f.box, clock: f.clock, leaseMs: LEASE_MS }), 1);
   };
-  const worker = createWalletWorker({ db: failingFirstRecord(f.db.pool, rescue), box: f.box, http: f.wallet.http, clock: f.clock, leaseMs: LEASE_MS, pollMs: 1000 });
+  const worker = createWalletWorker({ db: failingFirstRecord(f.db.pool, { beforeFailing: rescue }), box: f.box, http: f.wallet.http, clock: f.clock, leaseMs: LEASE_MS, pollMs: 1000 });
   const asks = () => f.sandbox.requests().filter((r) => r.op === 'reserve').length;
   const before = asks();
   await worker.drain();
@@ -144,7 +126,7 @@ test('a reserve whose token this key cannot open is parked with its refund kept;
 
 test('a write whose commit went unheard is written again without logging its attempts twice', async () => {
   const [call] = await f.enqueue(credit());
-  const worker = createWalletWorker({ db: lostFirstAnswer(f.db.pool), box: f.box, http: f.wallet.http, clock: f.clock, leaseMs: 3000, pollMs: 1000 });
+  const worker = createWalletWorker({ db: failingFirstRecord(f.db.pool, { committed: true }), box: f.box, http: f.wallet.http, clock: f.clock, leaseMs: 3000, pollMs: 1000 });
   await worker.drain();
   const row = await f.call(call!.transactionId);
   const attempts = await f.attempts(call!.transactionId);
