@@ -57,3 +57,17 @@ test('late-uploads gives the delay of a 1900 bet exactly, as a JSON integer', as
     assert.ok(Number.isSafeInteger(row.max_delay_seconds));
   }
 });
+
+test('a bet on 1900-01-01 in its own offset but on 1899-12-31 in the operator\'s zone is refused: every stored bet is in some report', async () => {
+  const sydney = await seedClient(ctx, { agencies: ['TAB'], timezone: 'Australia/Sydney' });
+  const bets = [buildBet({ id: 'Y-1', time: '1900-01-01T01:00:00+14:00' })];
+  const res = await ctx.app.inject({
+    method: 'POST', url: '/public/uploadRaceV2', payload: JSON.stringify({ meeting_id: 9203, race_number: 1, bets }),
+    headers: { 'content-type': 'application/json', ...sydney.auth },
+  });
+  assert.equal(res.statusCode, 400, res.body);
+  assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), ['bets/0/time']);
+  assert.match(res.json().errors[0].message, /falls on 1899-12-31 in the operator's time zone \(Australia\/Sydney\), before the first racing day/);
+  const { rows } = await ctx.db.pool.query("SELECT min(racing_day)::text AS first FROM reported_bets");
+  assert.equal(rows[0].first, '1900-01-01', 'no stored bet is on a day before the reports\' first');
+});

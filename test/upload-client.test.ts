@@ -109,6 +109,22 @@ test('a rejected batch: exit 1, the reasons and the file rows in the summary, th
   assert.equal((await stored(4402, 2)).length, 0);
 });
 
+test('a payout of 1e400 is never sent as null (no payout): a CSV\'s is refused by the service, a JSON file by the client (exit 2)', async () => {
+  const csv = 'meeting_id,race_number,id,time,type,runner_number,user_id,status,amount,payout\n'
+    + '5100,1,OV-CSV,2024-05-01T13:00:00+10:00,win,3,u1,Paid,10,1e400\n';
+  const opts = { apiUrl: base, authUrl: base, clientId: operator.client.client_id, clientSecret: operator.client.client_secret, version: 2 as const };
+  const summary = await uploadBatches(toBatches(readBets(csv, 'csv', 2)), opts);
+  assert.equal(summary.rejected.length, 1, JSON.stringify(summary));
+  assert.deepEqual(summary.rejected[0]!.errors!.map((e) => [e.at, e.field, e.message]), [['row 2', 'bets/0/payout', 'must be a finite JSON number']]);
+  const file = path.join(tmp, 'overflow.json');
+  writeFileSync(file, '[{"meeting_id":5101,"race_number":1,"id":"OV-JSON","time":"2024-05-01T13:00:00+10:00","type":"win",'
+    + '"runner_number":3,"user_id":"u1","status":"Paid","amount":10,"payout":1e400}]');
+  const res = await runCli(['upload', '--file', file, '--api-url', base, '--auth-url', base], env());
+  assert.equal(res.code, 2, res.stderr);
+  assert.match(res.stderr, /overflow\.json: nothing was sent: \[0\]: payout is a number beyond a double's range/);
+  assert.deepEqual([...await stored(5100, 1), ...await stored(5101, 1)], []);
+});
+
 test('wrong credentials: exit 1, nothing sent, the token endpoint\'s reason printed', async () => {
   const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--api-url', base, '--auth-url', base],
     { WAGERLINE_CLIENT_ID: operator.client.client_id, WAGERLINE_CLIENT_SECRET: 'wrong' });

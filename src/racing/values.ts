@@ -1,5 +1,5 @@
-// The value rules of racing data: ISO 8601 timestamps with a UTC offset, calendar dates and
-// digit-string integers (money is in money.ts).
+// The value rules of racing data: ISO 8601 timestamps with a UTC offset, calendar dates,
+// digit-string integers and UTF-8 text (money is in money.ts).
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -92,4 +92,27 @@ export function positiveInteger(value: unknown, max: number): number | undefined
   else if (typeof value === 'string' && /^\d{1,18}$/.test(trimText(value))) n = Number(trimText(value));
   else return undefined;
   return Number.isSafeInteger(n) && n >= 1 && n <= max ? n : undefined;
+}
+
+/**
+ * Offset of the first byte that does not belong to a UTF-8 sequence (overlong forms, surrogates and
+ * code points above U+10FFFF count as invalid, as TextDecoder has them). Run where TextDecoder
+ * (fatal) refused the bytes, to say where: the upload routes and the upload client.
+ */
+export function firstInvalidUtf8Byte(bytes: Uint8Array): number {
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i]!;
+    const [length, min] = b < 0x80 ? [1, 0] : b >= 0xc2 && b <= 0xdf ? [2, 0x80] : b >= 0xe0 && b <= 0xef ? [3, 0x800]
+      : b >= 0xf0 && b <= 0xf4 ? [4, 0x10000] : [0, 0];
+    if (length === 0) return i;
+    let cp = length === 1 ? b : b & (0xff >> (length + 1));
+    for (let k = 1; k < length; k++) {
+      const next = bytes[i + k];
+      if (next === undefined || (next & 0xc0) !== 0x80) return i;
+      cp = (cp << 6) | (next & 0x3f);
+    }
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
+    i += length;
+  }
+  return bytes.length;
 }

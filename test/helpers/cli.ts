@@ -15,7 +15,7 @@ export interface CliResult {
   json(): any;
 }
 
-export function runCli(args: string[], env: Record<string, string>, input?: string): Promise<CliResult> {
+export function runCli(args: string[], env: Record<string, string>, input?: string | Buffer): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
     let stdout = '';

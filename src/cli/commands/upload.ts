@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
-import { BetsFileError, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
+import { BetsFileError, decodeBetsFile, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
 import { startProgress } from '../progress.ts';
 import { daysToMoveNotAfter, shiftDate } from '../../racing/redate.ts';
@@ -44,18 +44,19 @@ async function run(opts: Opts): Promise<void> {
   httpUrl('--api-url', opts.apiUrl);
   httpUrl('--auth-url', opts.authUrl);
   const version = opts.v1 ? 1 : 2;
-  let text: string;
+  let bytes: Buffer;
   try {
-    text = opts.file === '-' ? await readStdin() : await readFile(opts.file, 'utf8');
+    bytes = opts.file === '-' ? await readStdin() : await readFile(opts.file);
   } catch (error) {
     return fail(fileError(opts.file, error), 2);
   }
   let batches;
   try {
+    const text = decodeBetsFile(bytes);
     const bets = readBets(text, opts.format ?? detectFormat(opts.file, text), version);
     batches = toBatches(opts.date ? redatedBets(bets, opts.date) : bets, opts.batchSize);
   } catch (error) {
-    if (error instanceof BetsFileError) return fail(`${opts.file}: ${error.message}`, 2);
+    if (error instanceof BetsFileError) return fail(`${opts.file === '-' ? 'standard input' : opts.file}: ${error.message}`, 2);
     throw error;
   }
   const total = batches.reduce((n, b) => n + b.bets.length, 0);
@@ -69,10 +70,11 @@ async function run(opts: Opts): Promise<void> {
   process.exitCode = summary.rejected.length || summary.error ? 1 : 0;
 }
 
-async function readStdin(): Promise<string> {
+/** Standard input as bytes: decoded (strictly) with a file's rules, never here. */
+async function readStdin(): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks);
 }
 
 export function registerUploadCommand(program: Command): void {

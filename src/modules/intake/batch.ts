@@ -1,5 +1,15 @@
 // The shapes of an upload batch as validated: the context it is checked in, the problems found,
 // the warnings given, and the valid bets as one array per column (for the set-based insert).
+import { echo } from '../../errors.ts';
+
+/**
+ * A client's object key as one segment of a `field` path: quoted as messages quote a value (echo:
+ * at most 40 characters, then "…"; control characters escaped), without the quotes, and with "~" and
+ * "/" escaped as in a JSON pointer. A 100,000-character key never makes a 100,000-character answer.
+ */
+export function keySegment(key: string): string {
+  return echo(key).slice(1, -1).replaceAll('~', '~0').replaceAll('/', '~1');
+}
 
 export interface BetError {
   /** Index of the bet in `bets`, or null for a top-level field. */
@@ -29,6 +39,8 @@ export interface ValidationContext {
   userStates: ReadonlySet<string>;
   /** Receipt time: a bet placed later than this (plus clock skew) is refused. */
   now: Date;
+  /** The tenant's IANA time zone, where a bet's local date is its racing day (default UTC). */
+  timezone?: string;
 }
 
 /** The bets of a valid batch, one array per column, in the order of `bets`. */

@@ -8,6 +8,7 @@ import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
 import type { IntakeService } from './intake.service.ts';
+import { parseUploadBody, requireUtf8 } from './upload-body.ts';
 
 const Money = Type.Number({ description: 'Finite number; kept exactly to 6 decimal places (a warning beyond 2)' });
 const Instant = Type.String({ description: 'ISO 8601 date-time with UTC offset, e.g. 2024-05-01T13:45:00+10:00' });
@@ -80,33 +81,56 @@ const BetsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
-/** The upload routes accept application/json only (a form or text body is a 415, not a 400). */
+/** The upload routes accept UTF-8 application/json only (a form, text or Latin-1 body is a 415, not a 400). */
 const requireJson: onRequestAsyncHookHandler = async (request) => {
   const type = request.headers['content-type'];
   const media = type?.split(';')[0]!.trim().toLowerCase();
   if (media !== 'application/json') {
     throw new AppError('unsupported_media_type', `Content-Type must be application/json${type ? `, got "${type}"` : ''}`);
   }
+  requireUtf8(type!);
 };
+
+/** Installs parseUploadBody as the application/json parser of `scope` (an encapsulated plugin). */
+function useUploadBodyParser(scope: FastifyInstance): void {
+  // parseAs 'buffer': the bytes as received, so that no decoding happened before ours. The route's
+  // bodyLimit still applies (Fastify enforces it while reading, before the parser runs).
+  scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+    let value: unknown;
+    try {
+      value = parseUploadBody(body as Buffer);
+    } catch (error) {
+      return done(error as Error, undefined);
+    }
+    done(null, value);
+  });
+}
+
+function registerUpload(scope: FastifyInstance, version: 1 | 2, auth: onRequestAsyncHookHandler, service: IntakeService, config: Config): void {
+  scope.post(version === 1 ? '/public/uploadRace' : '/public/uploadRaceV2', {
+    bodyLimit: config.WAGERLINE_UPLOAD_BODY_LIMIT_BYTES,
+    onRequest: [auth, requireJson],
+    // Documented by the schema, validated by validate-batch.ts (see the top of this file).
+    validatorCompiler: () => () => true,
+    schema: {
+      summary: version === 1 ? 'Upload the bets of one race (V1: integer bet ids)' : 'Upload the bets of one race (V2: string bet ids)',
+      tags: ['upload'],
+      security: [{ bearer: [] }],
+      body: uploadBody(version),
+      response: { 200: UploadResponse, ...problemResponses(400, 401, 403, 413, 415) },
+    },
+  }, async (request) => service.upload(request.principal!, version, request.body));
+}
 
 export function registerIntakeRoutes(app: FastifyInstance, service: IntakeService, config: Config): void {
   // Authenticate before the body is read: an anonymous 8 MB body is refused without parsing it.
   const auth = app.authenticate('upload') as unknown as onRequestAsyncHookHandler;
-  for (const version of [1, 2] as const) {
-    app.post(version === 1 ? '/public/uploadRace' : '/public/uploadRaceV2', {
-      bodyLimit: config.WAGERLINE_UPLOAD_BODY_LIMIT_BYTES,
-      onRequest: [auth, requireJson],
-      // Documented by the schema, validated by validate-batch.ts (see the top of this file).
-      validatorCompiler: () => () => true,
-      schema: {
-        summary: version === 1 ? 'Upload the bets of one race (V1: integer bet ids)' : 'Upload the bets of one race (V2: string bet ids)',
-        tags: ['upload'],
-        security: [{ bearer: [] }],
-        body: uploadBody(version),
-        response: { 200: UploadResponse, ...problemResponses(400, 401, 403, 413, 415) },
-      },
-    }, async (request) => service.upload(request.principal!, version, request.body));
-  }
+  // The upload routes in a scope of their own: its JSON parser (strict UTF-8, each key once) is
+  // theirs alone; every other route keeps Fastify's.
+  void app.register(async (scope) => {
+    useUploadBodyParser(scope);
+    for (const version of [1, 2] as const) registerUpload(scope, version, auth, service, config);
+  });
 
   app.get('/public/bets', {
     onRequest: auth,

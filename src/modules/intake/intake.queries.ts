@@ -9,8 +9,6 @@ export interface UploadContextRow {
   agencies: string[];
   currency: string;
   timezone: string;
-  /** The meeting's date (YYYY-MM-DD) when the meeting is in the catalogue. */
-  meeting_date: string | null;
   /** The race numbers the catalogue lists for the meeting (null when it does not list the meeting). */
   meeting_races: number[] | null;
 }
@@ -19,7 +17,7 @@ export async function uploadContext(db: Queryable, clientId: string, meetingId: 
   const { rows } = await db.query<UploadContextRow>({
     name: 'reporting_upload_context',
     text: `SELECT c.agencies, t.currency, t.timezone,
-                  catalogue_meeting_date($2)::text AS meeting_date, catalogue_meeting_races($2) AS meeting_races
+                  catalogue_meeting_races($2) AS meeting_races
            FROM operator_clients c JOIN tenants t ON t.tenant_id = c.tenant_id
            WHERE c.client_id = $1`,
     values: [clientId, meetingId],
@@ -54,28 +52,33 @@ const INPUT: Array<[keyof BetColumns, string]> = [
   ['bet_back_date', 'timestamptz'], ['amount', 'numeric'], ['price', 'numeric'], ['payout', 'numeric'],
   ['net_result', 'numeric'], ['currency', 'text'],
 ];
-const SCALARS = 8; // $1..$8 below
+const SCALARS = 7; // $1..$7 below
 const unnestArgs = INPUT.map(([, type], i) => `$${SCALARS + 1 + i}::${type}[]`).join(', ');
 const unnestNames = INPUT.map(([c]) => c).join(', ');
 /** What the upload gives of each stored column, by name; the rest are the request's scalars. */
 const FROM_UPLOAD: Record<string, string> = {
-  tenant_id: '$1::uuid', meeting_id: '$2::bigint', race_number: '$3::int', api_version: '$8::smallint', client_id: '$4::text',
+  tenant_id: '$1::uuid', meeting_id: '$2::bigint', race_number: '$3::int', api_version: '$7::smallint', client_id: '$4::text',
   first_received_at: '$5::timestamptz', last_received_at: '$5::timestamptz', deadline_at: 'd.deadline_at', late: '$5 > d.deadline_at',
 };
 
 // One statement per batch (ARCHITECTURE: set-based); versions.queries.ts stores the rows and keeps
 // the versions they replace. If a concurrent upload changed a row after the statement's snapshot
 // (only possible across races: lockRace serialises one race), the caller retries.
-// $1 tenant, $2 meeting, $3 race, $4 client, $5 received_at, $6 meeting date, $7 time zone, $8 api version.
+// $1 tenant, $2 meeting, $3 race, $4 client, $5 received_at, $6 time zone, $7 api version.
+// The racing day is read here, in the statement that writes it, never before: the caller holds the
+// race's lock and the meeting's (lockRace, lockMeetingShared), so the snapshot this statement
+// starts with has every meeting import that committed before, and an import not yet committed
+// re-dates these rows itself once it gets the meeting's lock (racing-days.queries.ts).
 const UPSERT = `
 WITH input AS (
-  SELECT u.*, coalesce($6::date, (u.bet_time AT TIME ZONE $7::text)::date) AS racing_day
+  -- (SELECT …): an InitPlan, the meeting's date read once per statement, not once per bet.
+  SELECT u.*, coalesce((SELECT catalogue_meeting_date($2::bigint)), (u.bet_time AT TIME ZONE $6::text)::date) AS racing_day
   FROM unnest(${unnestArgs}) AS u(${unnestNames})
 ), days AS MATERIALIZED (
   -- Deadline (spec 8), as the catalogue states it (docs/upload.md): 24 h after the last race
   -- start of the racing day's meetings, else 24 h after the end of that day in the tenant's zone.
   -- MATERIALIZED: once per racing day; inlined, the deadline was computed again for every bet.
-  SELECT d.racing_day, catalogue_upload_deadline(d.racing_day, $7::text) AS deadline_at
+  SELECT d.racing_day, catalogue_upload_deadline(d.racing_day, $6::text) AS deadline_at
   FROM (SELECT DISTINCT racing_day FROM input) d
 ), versions AS (
   SELECT ${VERSION_COLUMNS.map((c) => `${FROM_UPLOAD[c] ?? `i.${c}`} AS ${c}`).join(', ')}
@@ -93,7 +96,6 @@ export interface UpsertInput {
   raceNumber: number;
   clientId: string;
   receivedAt: Date;
-  meetingDate: string | null;
   timezone: string;
   apiVersion: 1 | 2;
   bets: BetColumns;
@@ -111,7 +113,7 @@ export interface UpsertResult {
 export function upsertStatement(input: UpsertInput): { name: string; text: string; values: unknown[] } {
   const values: unknown[] = [
     input.tenantId, input.meetingId, input.raceNumber, input.clientId, input.receivedAt,
-    input.meetingDate, input.timezone, input.apiVersion,
+    input.timezone, input.apiVersion,
     ...INPUT.map(([c, type]) => arrayLiteral(input.bets[c] as ReadonlyArray<string | number | boolean | null>, type === 'text' || type === 'timestamptz')),
   ];
   return { name: 'reporting_upsert_bets', text: UPSERT, values };

@@ -9,7 +9,7 @@ import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
 import { concurrentChange } from './versions.queries.ts';
 import { reportPlacedBets } from './placed-bets.ts';
-import { refreshRacingDays } from './racing-days.queries.ts';
+import { lockMeetingShared, refreshRacingDays } from './racing-days.queries.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 import { MAX_LEG } from './validate-bet.ts';
@@ -78,6 +78,7 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
       currency: context.currency,
       userStates,
       now: receivedAt,
+      timezone: context.timezone,
     });
     if (!result.ok) {
       const invalid = new Set(result.errors.map((e) => e.index)).size;
@@ -91,13 +92,15 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     const stored = await withTransaction(db, async (tx) => {
       // Uploads of one race queue here instead of conflicting (docs/upload.md, "Concurrent uploads").
       await q.lockRace(tx, principal.tenantId, result.meetingId, result.raceNumber);
+      // Then the meeting's, shared: an import of the meeting and this upload see each other's
+      // writes (racing-days.queries.ts); the racing day is read by upsertBets, after both locks.
+      await lockMeetingShared(tx, result.meetingId);
       const r = await q.upsertBets(tx, {
         tenantId: principal.tenantId,
         meetingId: result.meetingId,
         raceNumber: result.raceNumber,
         clientId: principal.clientId,
         receivedAt,
-        meetingDate: context.meeting_date,
         timezone: context.timezone,
         apiVersion: version,
         bets: result.bets,

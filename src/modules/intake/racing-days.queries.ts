@@ -2,7 +2,38 @@
 // from the catalogue as it stands (the meeting's date; 24 h after the day's last race start), so a
 // meeting registered or re-dated after its bets were uploaded moves them here, in the catalogue
 // write's transaction (docs/reports.md, "Parameters").
+//
+// An upload and an import of the same meeting must not miss each other: an upload reads the
+// meeting's date in the statement that stores its bets, and an import re-dates the stored bets in
+// its own statement; if each statement's snapshot were taken before the other committed, the
+// upload's bets would keep the old day for good. So both take the meeting's lock first, an upload
+// shared (uploads of a meeting's races still run side by side), an import exclusive: whichever
+// comes second sees what the first committed.
+//
+// No deadlock: an upload holds one race lock (lockRace) when it asks for its one meeting lock, and
+// only then writes bets; an import asks for meeting locks only, after its catalogue writes, in
+// meeting id order, before it touches a bet. Nothing that holds a meeting lock waits for a race
+// lock, nor for catalogue rows (uploads read the catalogue without locking it). The meeting locks
+// use the two-key form of advisory locks: a space of their own, apart from the race locks.
 import type { Queryable } from '../../db/pool.ts';
+
+const MEETING_KEY = (param: string) => `hashtext('reporting_meeting'), hashtext(${param}::bigint::text)`;
+
+/** The upload side: the meeting's lock, shared, until the transaction ends. Take it after lockRace. */
+export async function lockMeetingShared(db: Queryable, meetingId: number): Promise<void> {
+  await db.query({
+    name: 'reporting_lock_meeting_shared',
+    text: `SELECT pg_advisory_xact_lock_shared(${MEETING_KEY('$1')})`,
+    values: [meetingId],
+  });
+}
+
+/** The import side: the meetings' locks, exclusive, in meeting id order (one order for every import). */
+async function lockMeetings(db: Queryable, meetingIds: number[]): Promise<void> {
+  const ordered = [...new Set(meetingIds)].sort((a, b) => a - b);
+  // Rows of unnest come in array order, so the locks are taken in that order.
+  await db.query(`SELECT count(pg_advisory_xact_lock(${MEETING_KEY('id')})) FROM unnest($1::bigint[]) AS m(id)`, [ordered]);
+}
 
 /**
  * Moves the current rows of `meetingIds` to their meeting's date, then sets the deadline (and
@@ -11,6 +42,9 @@ import type { Queryable } from '../../db/pool.ts';
  */
 export async function refreshRacingDays(db: Queryable, meetingIds: number[]): Promise<{ moved: number; deadlines: number }> {
   if (!meetingIds.length) return { moved: 0, deadlines: 0 };
+  // Before any statement below takes its snapshot: an upload of these meetings still running has
+  // committed by then, and one that starts later waits for this transaction and reads the new date.
+  await lockMeetings(db, meetingIds);
   // Every tenant first, so that each lookup goes by the (tenant_id, meeting_id, …) index.
   const { rows: [moved] } = await db.query<{ moved: number; days: string[] }>(
     `WITH old AS (

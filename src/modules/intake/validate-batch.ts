@@ -5,7 +5,7 @@
 import { echo } from '../../errors.ts';
 import { isObject, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
 import { validateBet, Warnings, type BetState } from './validate-bet.ts';
-import type { BetColumns, BetError, ValidationContext, ValidationResult } from './batch.ts';
+import { keySegment, type BetColumns, type BetError, type ValidationContext, type ValidationResult } from './batch.ts';
 
 export const MAX_BETS = 1000;
 const TOP_FIELDS = new Set(['meeting_id', 'race_number', 'bets']);
@@ -29,7 +29,7 @@ export function validateBatch(body: unknown, ctx: ValidationContext): Validation
     return { ok: false, errors };
   }
   for (const key in body) {
-    if (!TOP_FIELDS.has(key)) warnings.add(`top:${key}`, 'unknown_field', key, () => `unknown field ${echo(key)} ignored`);
+    if (!TOP_FIELDS.has(key)) warnings.add(`top:${key}`, 'unknown_field', keySegment(key), () => `unknown field ${echo(key)} ignored`);
   }
   const meetingId = body.meeting_id == null ? undefined : positiveInteger(body.meeting_id, Number.MAX_SAFE_INTEGER);
   if (meetingId === undefined) top('meeting_id', body.meeting_id == null ? 'is required' : 'must be a positive integer (a JSON integer or a string of digits)');

@@ -2,10 +2,21 @@
 import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RULES, MAX_RUNNER, type BetType } from '../../racing/selection.ts';
 import { MICRO_PLACES, numberToDecimal, parseDecimal } from '../../racing/money.ts';
 import { parseInstant, trimText, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
+import { localDate } from '../../racing/race-times.ts';
 import { echo } from '../../errors.ts';
-import type { BetColumns, BetError, UploadWarning, ValidationContext } from './batch.ts';
+import { keySegment, type BetColumns, type BetError, type UploadWarning, type ValidationContext } from './batch.ts';
 import { isObject } from '../../racing/values.ts';
 import { currencyCode } from '../../racing/currencies.ts';
+
+/**
+ * The first racing day: reports take days of the years 1900 to 9999 (reports.service.ts), as bet
+ * times are (year ≥ 1900). A time early on 1900-01-01 in its own offset can still fall on 1899-12-31
+ * in the operator's zone, a racing day no report could ask for: refused, so that every stored bet
+ * is in some report. Only an instant before FIRST_DAY_CHECKED_MS needs the (slower) zone look-up:
+ * no zone is 24 hours behind UTC.
+ */
+const FIRST_RACING_DAY = '1900-01-01';
+const FIRST_DAY_CHECKED_MS = Date.UTC(1900, 0, 2);
 
 /** Tolerated clock difference between an operator and us for "placed in the future". */
 export const CLOCK_SKEW_MS = 5 * 60_000;
@@ -137,7 +148,8 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   st.bet = bet;
   const { ctx, errors, warnings } = st;
   for (const key in bet) {
-    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${key}`, () => `unknown field ${echo(key)} ignored`);
+    // The field as messages quote a key (keySegment: at most 40 characters), never the whole name.
+    if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${keySegment(key)}`, () => `unknown field ${echo(key)} ignored`);
   }
 
   // id: a JSON integer on V1, a string on V2 (spec 9); stored as text either way.
@@ -198,6 +210,13 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   }
 
   const time = instant(st, 'time', true);
+  if (time && time.ms < FIRST_DAY_CHECKED_MS) {
+    const zone = ctx.timezone ?? 'UTC';
+    const day = localDate(time.ms, zone);
+    if (day < FIRST_RACING_DAY) {
+      fail(st, 'time', `falls on ${day} in the operator's time zone (${zone}), before the first racing day reports cover (${FIRST_RACING_DAY})`);
+    }
+  }
   const userId = text(st, 'user_id', 100, true, true);
   const terminalId = text(st, 'terminal_id', 100, false, true);
   checkTerminal(st, userId, terminalId);

@@ -261,3 +261,23 @@ test('array literals quote and escape text exactly as PostgreSQL reads it', () =
   assert.equal(arrayLiteral(['a', null, 'b"c', 'd\\e', 'NULL', '{x,y}'], true), '{"a",NULL,"b\\"c","d\\\\e","NULL","{x,y}"}');
   assert.equal(arrayLiteral([1, null, '2.5', true, false], false), '{1,NULL,2.5,t,f}');
 });
+
+test('a time on 1899-12-31 in the operator\'s zone is refused (no report covers that racing day); 1900-01-01 there is fine', () => {
+  const early = '1900-01-01T01:00:00+14:00'; // 1899-12-31T11:00Z: 21:04 in Sydney (local mean time then)
+  const r = check(buildBet({ time: early }), ctx({ timezone: 'Australia/Sydney' }));
+  assert.ok(!r.ok);
+  assert.deepEqual(r.errors.map((e) => [e.field, e.message]), [['bets/0/time',
+    'falls on 1899-12-31 in the operator\'s time zone (Australia/Sydney), before the first racing day reports cover (1900-01-01)']]);
+  assert.ok(!check(buildBet({ time: early }), ctx()).ok, 'UTC when no zone is given');
+  assert.ok(check(buildBet({ time: '1900-01-01T12:00:00+10:00' }), ctx({ timezone: 'Australia/Sydney' })).ok);
+  assert.ok(check(buildBet({ time: early }), ctx({ timezone: 'Etc/GMT-14' })).ok, 'already 1900-01-01 at +14:00');
+});
+
+test('an unknown field\'s name is quoted short (at most 40 characters) in its warning\'s field and message', () => {
+  const long = 'x'.repeat(100_000);
+  const r = validateBatch({ meeting_id: 1, race_number: 1, bets: [{ ...buildBet(), [long]: 1, 'a/b~c': 2 }], ['y'.repeat(100_000)]: 1 }, ctx());
+  assert.ok(r.ok);
+  const unknown = r.warnings.filter((w) => w.code === 'unknown_field');
+  assert.deepEqual(unknown.map((w) => w.field).sort(), ['bets/0/a~1b~0c', `bets/0/${'x'.repeat(40)}…`, `${'y'.repeat(40)}…`]);
+  assert.ok(unknown.every((w) => w.message.length < 100), JSON.stringify(unknown.map((w) => w.message.length)));
+});

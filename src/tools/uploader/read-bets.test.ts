@@ -76,6 +76,17 @@ test('CSV: header names the fields; booleans, money and integers converted; empt
   assert.match(problems(() => readBets('a,b\n1,2,3\n', 'csv', 2))[0]!, /not valid CSV/);
 });
 
+test('a number beyond a double\'s range: CSV sends it as text (the service refuses it); JSON and NDJSON refuse the file, saying where', () => {
+  const csv = 'meeting_id,race_number,id,amount,payout,price\n1,1,a,10,1e400,-1E999\n';
+  assert.deepEqual(readBets(csv, 'csv', 2)[0]!.bet, { id: 'a', amount: 10, payout: '1e400', price: '-1E999' });
+  assert.deepEqual(problems(() => readBets('[{"meeting_id":1,"race_number":1,"id":"a","amount":10,"payout":1e400}]', 'json', 2)),
+    ['[0]: payout is a number beyond a double\'s range (about ±1.8e308), which would be sent as null (not given)']);
+  assert.match(problems(() => readBets('{"meeting_id":1,"race_number":1,"bets":[{"id":"a"},{"id":"b","x":{"y":[-1e309]}}]}', 'json', 2))[0]!,
+    /^bets\[1\]: x\.y\[0\] is a number beyond/);
+  assert.match(problems(() => readBets('{"meeting_id":1,"race_number":1,"id":"a","amount":1e400}\n', 'ndjson', 2))[0]!, /^line 1: amount is a number beyond/);
+  assert.equal(readBets('[{"meeting_id":1,"race_number":1,"id":"a","amount":1.7e308}]', 'json', 2)[0]!.bet.amount, 1.7e308);
+});
+
 test('the example files parse and group by race', () => {
   const csv = readBets(readFileSync(path.join(examples, 'bets-sample.csv'), 'utf8'), 'csv', 2);
   const nd = readBets(readFileSync(path.join(examples, 'bets-sample.ndjson'), 'utf8'), 'ndjson', 2);

@@ -3,7 +3,7 @@
 // where in the file it came from, so a rejected bet can be found again. Every problem in the
 // file is collected before anything is sent: a file is either sendable as a whole or not at all.
 import { parse as parseCsv } from 'csv-parse/sync';
-import { isObject } from '../../racing/values.ts';
+import { firstInvalidUtf8Byte, isObject } from '../../racing/values.ts';
 
 export type FileFormat = 'json' | 'ndjson' | 'csv';
 
@@ -32,6 +32,25 @@ const MONEY = new Set(['amount', 'price', 'payout', 'net_result', 'bet_back_amou
 const TRUE = new Set(['true', '1', 'yes', 'y', 't']);
 const FALSE = new Set(['false', '0', 'no', 'n', 'f']);
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * A bets file's bytes as text; a file that is not UTF-8 is refused, saying where. Read leniently,
+ * each invalid byte would become U+FFFD, and two bet ids differing only there would become one bet.
+ * A leading byte-order mark is dropped.
+ */
+export function decodeBetsFile(bytes: Uint8Array): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    const at = firstInvalidUtf8Byte(bytes);
+    let line = 1;
+    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
+    const byte = `0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')}`;
+    throw new BetsFileError([`the file is not UTF-8: byte ${byte} on line ${line} (offset ${at}) is not part of a UTF-8 character; save it as UTF-8`]);
+  }
+}
 
 export function detectFormat(file: string, text: string): FileFormat {
   const lower = file.toLowerCase();
@@ -77,9 +96,30 @@ function csvValue(column: string, cell: string): unknown {
     if (FALSE.has(lower)) return false;
     return text;
   }
-  if (MONEY.has(column) && NUMBER.test(text)) return Number(text);
+  // A number beyond a double's range (1e400) becomes Infinity, which JSON.stringify sends as null,
+  // i.e. "not given": sent as the text it is instead, so the service refuses it by name.
+  if (MONEY.has(column) && NUMBER.test(text)) {
+    const n = Number(text);
+    return Number.isFinite(n) ? n : text;
+  }
   if (INTEGERS.has(column) && /^\d{1,15}$/.test(text)) return Number(text);
   return text;
+}
+
+/**
+ * Where a bet holds a number JSON.parse could not keep (1e400 and beyond: ±Infinity), e.g.
+ * "payout"; undefined when it holds none. JSON.stringify would send it as null, "not given", and
+ * the bet would be stored without it. Iterative: any nesting.
+ */
+function nonFinitePlace(bet: Record<string, unknown>): string | undefined {
+  const stack: Array<[unknown, string]> = Object.entries(bet).map(([k, v]) => [v, k]);
+  while (stack.length) {
+    const [v, place] = stack.pop()!;
+    if (typeof v === 'number' && !Number.isFinite(v)) return place;
+    if (Array.isArray(v)) v.forEach((item, i) => stack.push([item, `${place}[${i}]`]));
+    else if (isObject(v)) for (const [k, item] of Object.entries(v)) stack.push([item, `${place}.${k}`]);
+  }
+  return undefined;
 }
 
 /** One bet with its meeting and race (its own, or inherited from the request that holds it). */
@@ -105,6 +145,10 @@ function toFileBet(
   // JSON.parse has already rounded such a number: two ids could become one, so it is refused.
   if (typeof bet.id === 'number' && Number.isInteger(bet.id) && !Number.isSafeInteger(bet.id)) {
     problems.push(`${at}: id is an integer above ${Number.MAX_SAFE_INTEGER}, which a JSON number cannot hold exactly; write it as a string ("id": "…")`);
+  }
+  const infinite = nonFinitePlace(bet);
+  if (infinite !== undefined) {
+    problems.push(`${at}: ${infinite} is a number beyond a double's range (about ±1.8e308), which would be sent as null (not given)`);
   }
   if (problems.length > before) return undefined;
   coerceId(bet, version);
