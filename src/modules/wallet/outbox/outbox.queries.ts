@@ -179,9 +179,7 @@ const col = <T, K extends keyof T>(rows: T[], key: K) => rows.map((r) => r[key])
  * SQL that appends attempts, given as ten arrays from parameter $first on, to their calls' logs.
  * Each is numbered after the last attempt already logged for its call (the given numbers only
  * order a sender's own attempts): a sender that lost its lease records its asks after the
- * rescue's, instead of colliding with the rescue's numbers and being dropped. An attempt logged
- * already (the same sender, the same start: a write tried again after its commit went unheard) is
- * not logged twice.
+ * rescue's, instead of colliding with the rescue's numbers and being dropped.
  */
 export function appendAttemptsSql(first: number): string {
   const p = (k: number) => `$${first + k}`;
@@ -194,8 +192,6 @@ export function appendAttemptsSql(first: number): string {
          FROM unnest((SELECT ${p(0)}::uuid[]), ${p(1)}::uuid[], ${p(2)}::int[], ${p(3)}::timestamptz[], ${p(4)}::int[], ${p(5)}::int[],
                      ${p(6)}::text[], ${p(7)}::text[], ${p(8)}::text[], ${p(9)}::text[])
               AS u(tenant_id, transaction_id, attempt, started_at, duration_ms, http_status, outcome, response_body, error, worker)
-        WHERE NOT EXISTS (SELECT 1 FROM wallet_call_attempts x WHERE x.tenant_id = u.tenant_id AND x.transaction_id = u.transaction_id
-                             AND x.started_at = u.started_at AND x.worker IS NOT DISTINCT FROM u.worker)
        ON CONFLICT DO NOTHING`;
 }
 
