@@ -1,8 +1,8 @@
 // The most an open fixed-odds bet may be cashed out for, on the facts of its races now: what it
 // returns if everything still to be decided goes its way. A bet whose fate is decided — its race
-// resulted (interim or final: settlement is about to pay or close it), abandoned or its runner
-// scratched (it is to be refunded), or a multi with a leg already lost — is not cashed out at all:
-// a cash out would pay a dead bet. Every leg counts at its odds less the late deductions already
+// resulted (final: settlement is about to pay or close it; interim: the final result will), abandoned
+// or its runner scratched (it is to be refunded), or a multi with a leg already lost — is not cashed
+// out at all: a cash out would pay a dead bet. Every leg counts at its odds less the late deductions already
 // declared after it was struck, a multi's legs already won at their dead-heat share too, its
 // scratched legs at 1.00: as settlement will count them (racing/settle.ts).
 import { cents, decimalText, fraction, mul, product, type Fraction } from './exact.ts';
