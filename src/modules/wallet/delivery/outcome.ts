@@ -42,8 +42,8 @@ export const refusalInconclusive = (a: Attempt): boolean => a.httpStatus === 401
 
 /**
  * The round of a call this process cannot send (`why`: its sealed token cannot be opened): nothing
- * sent, and nothing would be on a retry. It is parked for an operator; a
- * reserve keeps its refund behind it (a worker only asks a reserve that may already hold the stake).
+ * sent, and nothing would be on a retry. It is parked for an operator; a reserve keeps its refund
+ * behind it (a worker only asks a reserve that may already hold the stake).
  */
 export function notSendable(now: Date, why: string): Attempt {
   return { startedAt: now, durationMs: 0, httpStatus: null, responseBody: null, verdict: 'final', notSent: true, error: `not sent: ${why}` };
