@@ -6,6 +6,8 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { runWalletCheck, WalletUnreachable, type CheckAuth } from '../../tools/wallet-check/index.ts';
 import { html, markdown, table } from '../../tools/wallet-check/report.ts';
 import { emit, fail, uuid } from '../run.ts';
+import { AppError } from '../../errors.ts';
+import { checkWalletUrl } from '../../modules/wallet/config/wallet-config.service.ts';
 
 interface Opts {
   url: string; auth: 'client_credentials' | 'api_key'; clientId?: string; clientSecret?: string; apiKey?: string;
@@ -15,6 +17,19 @@ interface Opts {
 
 /** Exit code when nothing answers at --url (docs/wallet-check.md). */
 const UNREACHABLE_EXIT = 3;
+
+/** The longest delay a Node.js timer holds (2^31 − 1 ms); beyond it a timer fires at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
+/** `tenant set-wallet`'s URL rules (checkWalletUrl); a breach is a usage error. */
+function checkUrl(raw: string): void {
+  try {
+    checkWalletUrl(raw);
+  } catch (error) {
+    if (error instanceof AppError) fail(error.message, 2);
+    throw error;
+  }
+}
 
 function reportFormat(path: string): 'html' | 'md' {
   if (/\.html?$/i.test(path)) return 'html';
@@ -33,13 +48,7 @@ function checkWritable(path: string): void {
 }
 
 async function run(opts: Opts): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(opts.url);
-  } catch {
-    return fail(`--url is not a URL: "${opts.url}"`, 2);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('--url must be http:// or https://', 2);
+  checkUrl(opts.url);
   let auth: CheckAuth;
   if (opts.auth === 'api_key') {
     if (!opts.apiKey) fail('--auth api_key needs --api-key', 2);
@@ -80,6 +89,7 @@ export function registerWalletCheckCommand(program: Command): void {
     .addOption(new Option('--amount-unit <unit>', 'wire unit of amounts').choices(['dollars', 'cents']).default('dollars'))
     .option('--timeout-ms <n>', 'bound on every call (wagerline\'s own bound: 10 s)', (raw: string) => {
       if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive whole number');
+      if (Number(raw) > MAX_TIMEOUT_MS) throw new InvalidArgumentError(`must be at most ${MAX_TIMEOUT_MS} (about 24.8 days, the longest a timer holds)`);
       return Number(raw);
     }, 10_000)
     .option('--report <file>', 'also write a shareable report (.html or .md)')

@@ -1,7 +1,11 @@
 // The checker's HTTP side: authentication (spec 5.3), one POST per call with the 10 s bound of
 // spec 8 over the whole exchange, and a record of every call's time for the response-time check.
+// Requests go through undici, as delivery's do: fetch() refuses the WHATWG "bad ports" (6000,
+// 10080, …), where a wallet wagerline reaches would then be impossible to check.
 import { performance } from 'node:perf_hooks';
+import { Agent } from 'undici';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../wallet-protocol/signature.ts';
+import type { WalletRequest } from './bodies.ts';
 
 export type CheckAuth =
   | { kind: 'client_credentials'; clientId: string; clientSecret: string }
@@ -47,56 +51,61 @@ export class WalletUnreachable extends Error {
 /** `signingSecret`: sign every transaction call as wagerline does (docs/wallet.md, Authentication and signing). */
 export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: number, signingSecret?: string) {
   const url = baseUrl.replace(/\/+$/, '');
+  const { origin, pathname } = new URL(url);
+  const prefix = pathname.replace(/\/+$/, '');
   const calls: TimedCall[] = [];
   let token: string | undefined;
 
-  async function send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: unknown): Promise<Outcome> {
+  const agent = new Agent({ connect: { timeout: timeoutMs } });
+
+  async function send(method: 'GET' | 'POST', path: string, headers: Record<string, string>, payload?: string): Promise<Outcome> {
     const timeouts = calls.filter((c) => c.timedOut).length;
     if (timeouts >= GIVE_UP_AFTER_TIMEOUTS) {
       return { text: '', ms: 0, error: `not sent: ${timeouts} calls already got no answer within ${timeoutMs} ms` };
     }
     const started = performance.now();
     const op = path.replace(/^\//, '').split('?')[0]!;
-    const payload = body === undefined ? undefined : JSON.stringify(body);
     const signed: Record<string, string> = {};
     if (signingSecret && payload !== undefined && op !== 'auth/token') {
       const timestamp = String(Math.floor(Date.now() / 1000));
       signed[TIMESTAMP_HEADER] = timestamp;
       signed[SIGNATURE_HEADER] = signature(signingSecret, timestamp, payload);
     }
+    const bound = AbortSignal.timeout(timeoutMs);
     try {
-      const res = await fetch(`${url}${path}`, {
-        method,
+      const res = await agent.request({
+        origin, path: `${prefix}${path}`, method,
         headers: { accept: 'application/json', ...(payload === undefined ? {} : { 'content-type': 'application/json' }), ...signed, ...headers },
         body: payload,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: bound,
       });
-      const text = await res.text();
+      const text = await res.body.text();
       const ms = Math.round(performance.now() - started);
-      calls.push({ op, ms, status: res.status, timedOut: false });
+      calls.push({ op, ms, status: res.statusCode, timedOut: false });
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
       } catch {
         json = undefined;
       }
-      return { status: res.status, text, json, ms };
+      return { status: res.statusCode, text, json, ms };
     } catch (error) {
       const ms = Math.round(performance.now() - started);
-      const e = error as Error & { cause?: { code?: string; message?: string } };
-      const code = e.cause?.code;
+      const e = error as Error & { code?: string; cause?: { code?: string; message?: string } };
+      // undici puts the socket's code on the error itself; keep the cause too, for wrapped errors.
+      const code = e.code !== undefined && e.code in NOTHING_ANSWERS ? e.code : e.cause?.code;
       if (code !== undefined && code in NOTHING_ANSWERS) throw new WalletUnreachable(url, code, `${method} ${path.split('?')[0]}`, calls.length);
-      const timedOut = e.name === 'TimeoutError' || e.name === 'AbortError';
+      const timedOut = bound.aborted;
       calls.push({ op, ms, timedOut });
-      return { text: '', ms, error: timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.cause?.message ?? e.message}` };
+      return { text: '', ms, error: timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.code ?? e.cause?.message ?? e.message}` };
     }
   }
 
   async function requestToken(clientSecret?: string): Promise<Outcome> {
     if (auth.kind !== 'client_credentials') throw new Error('no token endpoint with API-key authentication');
-    return send('POST', '/auth/token', {}, {
+    return send('POST', '/auth/token', {}, JSON.stringify({
       grant_type: 'client_credentials', client_id: auth.clientId, client_secret: clientSecret ?? auth.clientSecret,
-    });
+    }));
   }
 
   async function authHeaders(): Promise<Record<string, string>> {
@@ -120,11 +129,15 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     calls,
     requestToken,
     invalidAuthHeaders,
-    async post(op: string, body: unknown, headers?: Record<string, string>): Promise<Outcome> {
-      return send('POST', `/${op}`, headers ?? (await authHeaders()), body);
+    /** A transaction call, with the Idempotency-Key header wagerline sends on each (docs/wallet.md). */
+    async post(req: WalletRequest, headers?: Record<string, string>): Promise<Outcome> {
+      return send('POST', `/${req.op}`, { ...(headers ?? (await authHeaders())), 'idempotency-key': req.transactionId }, req.text);
     },
     async get(path: string): Promise<Outcome> {
       return send('GET', path, await authHeaders());
+    },
+    async close(): Promise<void> {
+      await agent.destroy(); // every call has its answer by now: nothing to wait for
     },
   };
 }

@@ -60,6 +60,8 @@ export function specPart(o: Outcome): string {
 export interface Money {
   cash: number;
   bonus: number;
+  /** Funds held by reservations, when the wallet reports them (the sandbox does); not required. */
+  reserved?: number;
 }
 
 /** A balance in decimal dollars (a JSON number or string; negative in break modes) → cents. */
@@ -74,11 +76,13 @@ export async function readBalances(ctx: Pick<Ctx, 'client' | 'userId'>): Promise
   const o = await ctx.client.get(`/balances/${encodeURIComponent(ctx.userId)}`);
   // The checker stopped sending (too many calls without an answer): say so, not "stopped answering".
   if (o.error?.startsWith('not sent')) fail(o.error);
-  const body = o.json as { cash?: unknown; bonus?: unknown } | undefined;
+  const body = o.json as { cash?: unknown; bonus?: unknown; reserved?: unknown } | undefined;
   if (o.status !== 200 || !body) return undefined;
   const cash = toCents(body.cash);
   const bonus = toCents(body.bonus);
-  return cash === undefined || bonus === undefined ? undefined : { cash, bonus };
+  const reserved = toCents(body.reserved);
+  if (cash === undefined || bonus === undefined) return undefined;
+  return reserved === undefined ? { cash, bonus } : { cash, bonus, reserved };
 }
 
 /** A signed change of balance for the report: +12.50, -3.00. */
@@ -86,11 +90,15 @@ export function dollars(cents: number): string {
   return `${cents < 0 ? '-' : '+'}${centsToDollars(Math.abs(cents))}`;
 }
 
-/** A balance tracker: `expect(delta)` checks the change since `start` (only when the wallet can be inspected). */
+/**
+ * A balance tracker: `expect(delta)` checks the change since `start` (only when the wallet can be
+ * inspected). `held` also checks the change of the funds held, when the wallet reports them: a
+ * wallet can give the money back and still keep the reservation open on its books.
+ */
 export async function tracker(ctx: Ctx) {
   const start = ctx.inspect ? await readBalances(ctx) : undefined;
   if (ctx.inspect && !start) fail('GET /balances stopped answering');
-  return async (what: string, delta: Partial<Money>): Promise<void> => {
+  return async (what: string, delta: Partial<Money>, held?: { reserved: number }): Promise<void> => {
     if (!start) return;
     const now = await readBalances(ctx);
     if (!now) fail(`${what}: GET /balances did not answer`);
@@ -98,6 +106,9 @@ export async function tracker(ctx: Ctx) {
     const got = { cash: now.cash - start.cash, bonus: now.bonus - start.bonus };
     if (got.cash !== want.cash || got.bonus !== want.bonus) {
       fail(`${what}: balances moved cash ${dollars(got.cash)}, bonus ${dollars(got.bonus)}; expected cash ${dollars(want.cash)}, bonus ${dollars(want.bonus)}`);
+    }
+    if (held && start.reserved !== undefined && now.reserved !== undefined && now.reserved - start.reserved !== held.reserved) {
+      fail(`${what}: the funds held (reserved) moved ${dollars(now.reserved - start.reserved)}; expected ${dollars(held.reserved)}`);
     }
   };
 }

@@ -74,20 +74,23 @@ export async function runWalletCheck(options: WalletCheckOptions): Promise<Walle
   const client = createCheckClient(options.url, options.auth, timeoutMs, options.signingSecret);
   const userId = options.userId ?? randomUUID();
   const startedAt = new Date().toISOString();
-  let inspect = false;
-  try {
-    inspect = (await readBalances({ client, userId })) !== undefined;
-  } catch (error) {
-    if (error instanceof WalletUnreachable) throw error;
-    inspect = false; // no token yet, or no such endpoint: effects are judged from the answers
-  }
-  const ctx: Ctx = { client, unit: options.amountUnit ?? 'dollars', userId, inspect, timeoutMs };
   const checks: CheckResult[] = [];
-  for (const check of [...FLOW_CHECKS, ...PROTOCOL_CHECKS]) checks.push(await runOne(check, ctx));
+  const ctx: Ctx = { client, unit: options.amountUnit ?? 'dollars', userId, inspect: false, timeoutMs };
+  try {
+    try {
+      ctx.inspect = (await readBalances({ client, userId })) !== undefined;
+    } catch (error) {
+      if (error instanceof WalletUnreachable) throw error;
+      ctx.inspect = false; // no token yet, or no such endpoint: effects are judged from the answers
+    }
+    for (const check of [...FLOW_CHECKS, ...PROTOCOL_CHECKS]) checks.push(await runOne(check, ctx));
+  } finally {
+    await client.close(); // the connections kept alive between calls
+  }
   checks.push(responseTimes(ctx));
   const passed = checks.filter((c) => c.ok).length;
   return {
-    url: options.url, userId, amountUnit: ctx.unit, effects: inspect ? 'balances' : 'answers', startedAt,
+    url: options.url, userId, amountUnit: ctx.unit, effects: ctx.inspect ? 'balances' : 'answers', startedAt,
     passed, failed: checks.length - passed, checks,
   };
 }

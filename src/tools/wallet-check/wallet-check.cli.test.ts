@@ -116,9 +116,23 @@ test('bad arguments are one-line errors with a non-zero exit', async () => {
   const badSchema = await runCli(['wallet-sandbox', '--schema', 'Bad-Name'], {});
   assert.equal(badSchema.code, 2, 'a usage error, before any database is opened');
   assert.match(badSchema.stderr, /--schema <name>' argument 'Bad-Name' is invalid/);
-  const unreachable = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k'], {});
-  assert.equal(unreachable.code, 1);
-  assert.match(unreachable.json().checks[1].detail, /network error/);
+  const tooLong = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--client-id', 'a', '--client-secret', 'b', '--timeout-ms', '99999999999999999999'], {});
+  assert.deepEqual([tooLong.code, tooLong.stdout], [2, ''], 'beyond what a timer holds: a usage error, not every check failed');
+  assert.match(tooLong.stderr, /--timeout-ms.*at most 2147483647/);
+  assert.equal((await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--client-id', 'a', '--client-secret', 'b', '--timeout-ms', '2147483648'], {})).code, 2);
+  // tenant set-wallet's rules: the paths are appended to the URL, credentials have options of their own.
+  for (const [url, why] of [['http://127.0.0.1:1/api?x=1', /query string or fragment/], ['http://127.0.0.1:1/api#top', /query string or fragment/],
+    ['http://127.0.0.1:1/api?', /query string or fragment/], ['http://user:pw@127.0.0.1:1', /user name or password/]] as const) {
+    const run = await runCli(['wallet-check', '--url', url, '--client-id', 'a', '--client-secret', 'b'], {});
+    assert.deepEqual([run.code, run.stdout], [2, ''], url);
+    assert.match(run.stderr, why);
+  }
+});
+
+test('wallet-check sends to any port, those fetch() refuses (port 1) included: nothing answers there, exit 3', async () => {
+  const run = await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--auth', 'api_key', '--api-key', 'k'], {});
+  assert.equal(run.code, 3, run.stderr);
+  assert.match(run.stderr, /nothing answers at http:\/\/127\.0\.0\.1:1: connection refused/);
 });
 
 test('wallet-check against a URL where nothing answers: one line, exit 3, nothing on stdout', async () => {

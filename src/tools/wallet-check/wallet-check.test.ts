@@ -64,6 +64,26 @@ test('API keys in a custom header, amounts in integer cents, a seeded --user', a
   }
 });
 
+// fetch() refuses the WHATWG "bad ports" (6000, 6665-6669, 10080, ...); delivery (undici) does
+// not, so a wallet there works with wagerline and must be checkable.
+test('a wallet listening on a port fetch() refuses (10080, 6000, ...) is checked', async (t) => {
+  const auth = { kind: 'api_key', apiKey: 'k' } as const;
+  let sandbox;
+  for (const port of [10080, 6000, 6566, 6697]) {
+    try {
+      sandbox = await startWalletSandbox({ auth, port });
+      break;
+    } catch { /* taken: try the next */ }
+  }
+  if (!sandbox) return t.skip('no candidate port free');
+  try {
+    const report = await runWalletCheck({ url: sandbox.url, auth });
+    assert.deepEqual(failedNames(report), []);
+  } finally {
+    await sandbox.close();
+  }
+});
+
 test('a wallet without GET /balances: effects are judged from the answers, and the report says so', async () => {
   const sandbox = await startWalletSandbox({ auth: CC });
   // A plain forwarding server in front of the sandbox that hides the inspection endpoints.
@@ -96,11 +116,13 @@ const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   'error-shape': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
   'error-text': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
   mismatch: ['same transactionId with another amount'],
-  partial: ['reserve → confirm (partial) → settleBet', 'replay of confirm'],
-  bonus: ['bonus flag', 'bonus refund, reversal and cash-out'],
+  partial: ['reserve → confirm (partial) → settleBet', 'replay of confirm', 'reserve → confirm (partial) → refundBet',
+    'reserve → confirm (partial) → refundBet of a bonus bet'],
+  bonus: ['bonus flag', 'bonus refund, reversal and cash-out', 'reserve → confirm (partial) → refundBet of a bonus bet'],
   auth: ['invalid token → 401 in the error shape'],
   race: ['concurrent duplicate calls'],
-  'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)'],
+  'transaction-types': ['credit (betpartialrefund)', 'debit (betwincancelled)', 'settleBet → debit (betwincancelled) → refundBet (a winner cancelled)',
+    'bonus refund, reversal and cash-out'],
   'token-shape': ['token endpoint'],
   'whole-units': ['reserve → confirm (partial) → settleBet'],
   'bonus-winnings': ['bonus refund, reversal and cash-out'],

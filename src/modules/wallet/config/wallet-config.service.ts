@@ -49,7 +49,12 @@ export interface WalletConfigView {
 
 const bad = (message: string) => new AppError('bad_request', message);
 
-function checkUrl(raw: string): string {
+/**
+ * A wallet's base URL as stored (no trailing slash): http(s), no query string or fragment — the
+ * protocol's paths are appended to it — and no credentials, given with their own options. Also the
+ * rule of `wallet-check --url`: a wallet a tenant cannot be pointed at is not worth checking.
+ */
+export function checkWalletUrl(raw: string): string {
   let url: URL;
   try {
     url = new URL(raw);
@@ -57,7 +62,8 @@ function checkUrl(raw: string): string {
     throw bad(`--url "${raw}" is not a URL (expected e.g. https://wallet.example.com/api)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--url must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
-  if (url.search || url.hash) throw bad('--url must not carry a query string or fragment');
+  // A bare "?" or "#" leaves search and hash empty, and would still end up in every path.
+  if (url.search || url.hash || /[?#]/.test(raw)) throw bad('--url must not carry a query string or fragment: the paths /auth/token, /reserve, … are appended to it');
   // The URL is shown (tenant show, messages) and stored as it is; credentials are sealed apart.
   if (url.username || url.password) throw bad('--url must not carry a user name or password: give the wallet\'s credentials with --client-id and --client-secret, or --api-key (stored sealed)');
   return url.toString().replace(/\/+$/, '');
@@ -119,7 +125,7 @@ export async function setWallet(
 ): Promise<SetWalletResult> {
   const { db, box } = deps;
   await deps.tenants.requireTenant(input.tenantId);
-  const url = checkUrl(input.url);
+  const url = checkWalletUrl(input.url);
   const unit = (input.amountUnit ?? 'dollars') as AmountUnit;
   if (!AMOUNT_UNITS.includes(unit)) throw bad(`--amount-unit must be dollars or cents, got "${input.amountUnit}"`);
   const concurrency = input.concurrency ?? 50;

@@ -1,0 +1,158 @@
+// The conformance checker against wallets that are wrong in one way the break modes do not cover
+// — or strict in a way wagerline satisfies. Each wallet is the reference sandbox behind a small
+// proxy on 127.0.0.1 that changes one behaviour: a wrong one must fail a check (no false pass), a
+// strict but conforming one must pass every check (no false fail).
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { test } from 'node:test';
+import { startWalletSandbox, type SandboxOptions } from '../wallet-sandbox/index.ts';
+import { runWalletCheck } from './index.ts';
+
+const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
+
+type Body = Record<string, unknown>;
+/** Returns an answer to send instead of forwarding, a body to forward instead, or nothing (forward as is). */
+type Hook = (op: string, body: Body | undefined, req: IncomingMessage, raw: string) =>
+  | { answer: { status: number; body: unknown } }
+  | { forward: Body }
+  | undefined;
+/** Sees every forwarded transaction call and the sandbox's status. */
+type After = (op: string, body: Body | undefined, status: number) => void;
+
+async function wrongWallet(hook: Hook, after: After = () => undefined, sandboxOptions: Partial<SandboxOptions> = {}) {
+  const sandbox = await startWalletSandbox({ auth: CC, ...sandboxOptions });
+  const front: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const raw = Buffer.concat(chunks).toString('utf8');
+    const op = (req.url ?? '/').replace(/^\//, '').split('?')[0]!;
+    let body: Body | undefined;
+    try {
+      body = raw ? (JSON.parse(raw) as Body) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const decided = req.method === 'POST' && op !== 'auth/token' ? hook(op, body, req, raw) : undefined;
+    if (decided && 'answer' in decided) {
+      res.writeHead(decided.answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(decided.answer.body));
+      return;
+    }
+    const headers: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers)) {
+      if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
+    }
+    const upstream = await fetch(`${sandbox.url}${req.url}`, {
+      method: req.method, headers,
+      body: req.method === 'POST' ? (decided && 'forward' in decided ? JSON.stringify(decided.forward) : raw) : undefined,
+    });
+    const text = await upstream.text();
+    if (req.method === 'POST') after(op, body, upstream.status);
+    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
+  });
+  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
+    async close() {
+      front.closeAllConnections();
+      await new Promise((resolve) => front.close(resolve));
+      await sandbox.close();
+    },
+  };
+}
+
+async function checkAgainst(wallet: Awaited<ReturnType<typeof wrongWallet>>) {
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: CC });
+    assert.equal(report.effects, 'balances');
+    return report;
+  } finally {
+    await wallet.close();
+  }
+}
+
+function failedNames(report: { checks: Array<{ name: string; ok: boolean }> }): string[] {
+  return report.checks.filter((c) => !c.ok).map((c) => c.name).sort();
+}
+
+function failures(report: { checks: Array<{ name: string; ok: boolean; detail: string }> }): string[] {
+  return report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
+}
+
+const refusal = (status: number, code: string, message: string) => ({ answer: { status, body: { message, code, statusCode: status } } });
+
+// wagerline sends refundBet after confirm for every scratched runner, abandoned race, refund
+// verdict and cancel (docs/betting.md, docs/settlement.md, docs/bets-admin.md).
+test('a wallet that answers refundBet of a confirmed bet with a success but returns nothing fails the refund checks', async () => {
+  const confirmed = new Set<string>();
+  const report = await checkAgainst(await wrongWallet(
+    (op, body) => (op === 'refundBet' && confirmed.has(String(body?.betId)) ? { answer: { status: 200, body: { success: true } } } : undefined),
+    (op, body, status) => { if (op === 'confirm' && status === 200) confirmed.add(String(body?.betId)); },
+  ));
+  assert.deepEqual(failedNames(report), [
+    'bonus refund, reversal and cash-out',
+    'reserve → confirm (partial) → refundBet',
+    'reserve → confirm (partial) → refundBet of a bonus bet',
+    'settleBet → debit (betwincancelled) → refundBet (a winner cancelled)',
+  ]);
+});
+
+// docs/wallet.md, "Which balance each call of a bonus bet moves": credit betpartialrefund → bonus.
+test('a wallet that pays a bonus bet\'s credit betpartialrefund into cash fails the bonus check', async () => {
+  const report = await checkAgainst(await wrongWallet((op, body) =>
+    (op === 'credit' && body?.transactionType === 'betpartialrefund' && body.bonusFlag === true ? { forward: { ...body, bonusFlag: false } } : undefined)));
+  assert.deepEqual(failedNames(report), ['bonus refund, reversal and cash-out']);
+});
+
+// ... and debit betwincancelled ← cash. The sandbox's bonus-winnings mode takes every reversal and
+// cash-out of a bonus bet from bonus; the proxy makes all but betwincancelled right again.
+test('a wallet that takes a bonus bet\'s debit betwincancelled from bonus fails the bonus check', async () => {
+  const report = await checkAgainst(await wrongWallet(
+    (_op, body) => (body?.bonusFlag === true && (body.transactionType === 'deductbetwin' || body.transactionType === 'cashout')
+      ? { forward: { ...body, bonusFlag: false } } : undefined),
+    undefined,
+    { breaks: ['bonus-winnings'] },
+  ));
+  assert.deepEqual(failedNames(report), ['bonus refund, reversal and cash-out']);
+  assert.match(failures(report)[0]!, /after debit betwincancelled 2\.00 of a bonus bet/);
+});
+
+// docs/wallet.md: "Every call also carries Idempotency-Key: <transactionId>". A wallet may rely on
+// it; wagerline's own client (src/modules/wallet/delivery/http-client.ts) always sends it.
+test('a wallet that requires the Idempotency-Key header wagerline always sends passes', async () => {
+  const report = await checkAgainst(await wrongWallet((_op, body, req) => {
+    const key = req.headers['idempotency-key'];
+    if (typeof key === 'string' && key === body?.transactionId) return undefined;
+    return refusal(400, 'IDEMPOTENCY_KEY', 'Idempotency-Key header missing or not the transactionId');
+  }));
+  assert.deepEqual(failures(report), []);
+});
+
+// Delivery writes dollar amounts with two decimals (10.00, 6.25): a wallet parsing the text may rely on it.
+test('a wallet that requires dollar amounts written with two decimals, as delivery writes them, passes', async () => {
+  const report = await checkAgainst(await wrongWallet((_op, _body, _req, raw) =>
+    (/"amount":\d+\.\d\d[,}]/.test(raw) ? undefined : refusal(400, 'VALIDATION_ERROR', `amount must have two decimals: ${raw.slice(0, 200)}`))));
+  assert.deepEqual(failures(report), []);
+});
+
+// wagerline sends credit only for bets it reserved and confirmed (cash-out, adjustment, partial
+// refund) and debit only for bets it settled (a reversal of winnings paid). A wallet that refuses
+// them otherwise works with wagerline, so the checker must not fail it.
+test('a wallet that refuses credit for a bet not confirmed, and debit for a bet not settled, passes', async () => {
+  const confirmed = new Set<string>();
+  const settled = new Set<string>();
+  const report = await checkAgainst(await wrongWallet(
+    (op, body) => {
+      const betId = String(body?.betId);
+      if (op === 'credit' && !confirmed.has(betId)) return refusal(404, 'UNKNOWN_BET', `bet ${betId} is not confirmed`);
+      if (op === 'debit' && !settled.has(betId)) return refusal(409, 'BET_STATE_CONFLICT', `bet ${betId} is not settled`);
+      return undefined;
+    },
+    (op, body, status) => {
+      if (status !== 200) return;
+      if (op === 'confirm') confirmed.add(String(body?.betId));
+      if (op === 'settleBet') settled.add(String(body?.betId));
+    },
+  ));
+  assert.deepEqual(failures(report), []);
+});
