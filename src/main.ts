@@ -10,6 +10,7 @@ import { AppError } from './errors.ts';
 import { createRegistry } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openRuntime, type Runtime } from './runtime.ts';
+import { listenProblem } from './tools/listen.ts';
 
 export interface Server {
   app: FastifyInstance;
@@ -20,11 +21,7 @@ export interface Server {
 
 /** Why the HTTP port cannot be had, in one line (undefined for other errors). */
 function portProblem(error: unknown, host: string, port: number): string | undefined {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === 'EADDRINUSE') return `port ${port} on ${host} is already in use (another serve?): stop that process or set PORT`;
-  if (code === 'EACCES') return `not allowed to listen on port ${port} on ${host}: choose a port above 1023 with PORT`;
-  if (code === 'EADDRNOTAVAIL') return `cannot listen on ${host}: not an address of this machine (set HOST)`;
-  return undefined;
+  return listenProblem(error, host, port, { port: 'set PORT', host: 'set HOST', inUseHint: 'another serve?' });
 }
 
 /** Binds HOST:PORT for a moment: a taken port fails here, before the database or any worker starts. */

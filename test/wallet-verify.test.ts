@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import type { Services } from '../src/services.ts';
+import { verifyWallet } from '../src/modules/wallet/config/verify-wallet.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
@@ -120,4 +121,43 @@ test('a URL carrying a user name or password is refused without echoing it, and 
     return true;
   });
   assert.deepEqual((await saved()).filter((r) => r.url.includes('s3cret')), []);
+});
+
+// fetch() refuses the WHATWG "bad ports"; the delivery (an undici Pool) reaches a wallet there, so
+// the check must too. Several candidates: another process (or test file) may hold one.
+const BAD_PORTS = [10080, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 5060, 5061, 4190, 4045, 3659, 2049];
+
+test('a wallet on a port fetch() refuses (10080, 6000, 6665-6669, ...) is checked and saved', async (t) => {
+  let sandbox: WalletSandbox | undefined;
+  for (const port of BAD_PORTS) {
+    sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, port }).catch(() => undefined);
+    if (sandbox) break;
+  }
+  if (!sandbox) return t.skip(`none of ports ${BAD_PORTS.join(', ')} is free`);
+  try {
+    const set = await services.wallet.setWallet(credentials(sandbox.url));
+    assert.equal(set.verified, `POST ${sandbox.url}/auth/token issued a token`);
+    assert.deepEqual(await saved(), [{ url: sandbox.url, auth_kind: 'client_credentials' }]);
+  } finally {
+    await sandbox.close();
+  }
+});
+
+test('a wallet that does not answer, or stops half-way through its answer, is refused within the timeout', async () => {
+  const stalled = http.createServer((req, res) => {
+    // /auth/token: headers, then part of a body that never ends; /refundBet: nothing at all.
+    if (req.url === '/auth/token') res.writeHead(200, { 'content-type': 'application/json' }).write('{"access_');
+  });
+  await new Promise<void>((resolve) => stalled.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(stalled.address() as AddressInfo).port}`;
+  try {
+    for (const auth of [{ kind: 'client_credentials', ...CLIENT } as const, { kind: 'api_key', apiKey: API_KEY, header: 'x-operator-key' } as const]) {
+      const started = Date.now();
+      await assert.rejects(verifyWallet({ url, auth }, 300), { message: /^wallet not saved: the wallet is unreachable: no answer from POST http:\/\/127\.0\.0\.1:\d+\/(auth\/token|refundBet) within 300 ms / });
+      assert.ok(Date.now() - started < 2000, `${auth.kind}: took ${Date.now() - started} ms`);
+    }
+  } finally {
+    stalled.closeAllConnections();
+    await new Promise((resolve) => stalled.close(resolve));
+  }
 });

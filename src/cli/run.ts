@@ -14,6 +14,7 @@ import { createLogger } from '../log.ts';
 import { parseDollars } from '../racing/money.ts';
 import { isUuid } from '../racing/values.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
+import { ListenError, listenProblem } from '../tools/listen.ts';
 
 /** Exit codes of every command (see above). */
 export const EXIT = { refused: 1, usage: 2 } as const;
@@ -47,14 +48,25 @@ function isForeign(error: unknown): boolean {
   return error.constructor !== Error;
 }
 
+/** How the commands that listen (wallet-sandbox, dev-jwks) choose their port and host. */
+const CLI_LISTEN = { port: 'choose another with --port', host: 'choose another with --host' };
+
 /**
- * An error in our words. Our own errors keep their message; a database that cannot be reached is
- * said so; anything else from Node or a driver becomes "internal error" (its text goes to the log
- * at LOG_LEVEL=debug, never to the error line).
+ * An error in our words. Our own errors keep their message; a port or host that cannot be listened
+ * on is said so, naming both; a database that cannot be reached is said so; anything else from
+ * Node or a driver becomes "internal error" (its text goes to the log at LOG_LEVEL=debug, never to
+ * the error line).
  */
 export function describeError(error: unknown): string {
   if (error instanceof AppError || error instanceof ConfigError) return error.message;
-  const e = error as { code?: string; message?: string };
+  // Before the database's codes: a --host that does not resolve fails with ENOTFOUND too.
+  if (error instanceof ListenError) return listenProblem(error.cause, error.host, error.port, CLI_LISTEN) ?? error.message;
+  const e = error as { code?: string; message?: string; syscall?: string; address?: string; port?: number };
+  // A listen call not wrapped in a ListenError still says which port and host (its syscall tells).
+  if (e?.syscall === 'listen' && typeof e.address === 'string' && typeof e.port === 'number') {
+    const problem = listenProblem(error, e.address, e.port, CLI_LISTEN);
+    if (problem) return problem;
+  }
   if (e?.code === 'ECONNREFUSED' || e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN') return 'cannot reach the database (is DATABASE_URL right, is PostgreSQL running?)';
   if (e?.code === '28P01' || e?.code === '28000' || e?.code === '3D000') return 'cannot use the database at DATABASE_URL (authentication failed, no such role or no such database)';
   if (!isForeign(error)) return (error as Error).message;

@@ -4,10 +4,11 @@
 // a tenant frontend without a real identity provider. Never for production: anyone who can reach
 // it can mint a token for any user.
 import { randomUUID } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
 import { isUuid } from '../../racing/values.ts';
+import { listen } from '../listen.ts';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
 export const TOKEN_PATH = '/token';
@@ -81,19 +82,14 @@ function handler(keys: Keys, sign: (userId: string) => Promise<string>) {
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<AddressInfo> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => resolve(server.address() as AddressInfo));
-  });
-}
-
 /** Starts the development JWKS server on host:port (0: any free port). */
 export async function startDevJwks(options: DevJwksOptions): Promise<DevJwks> {
   const keys = await newKeys();
   const sign = signer(keys, options.clientId);
   const server = createServer(handler(keys, sign));
-  const address = await listen(server, options.host, options.port);
+  // A port in use or a host it cannot listen on is a ListenError, which the CLI words as such.
+  await listen(server, options.host, options.port);
+  const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   const base = `http://${host}:${address.port}`;
   return {

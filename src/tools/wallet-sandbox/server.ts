@@ -11,6 +11,7 @@ import { fingerprint } from './ledger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import { createPgStore } from './pg-store.ts';
+import { listen } from '../listen.ts';
 import { checkSignature } from './signature.ts';
 import type { RunFlags, Store } from './store.ts';
 import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type SeededBet, type TransactionOp, type WalletSandbox } from './types.ts';
@@ -182,10 +183,8 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
     });
   });
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
+  // A port in use or a host it cannot listen on is a ListenError, which the CLI words as such.
+  await listen(server, options.host ?? '127.0.0.1', options.port ?? 0);
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 

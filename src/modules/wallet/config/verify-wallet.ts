@@ -5,7 +5,7 @@
 //   move money (no bet, no transactionId, no amount); a wallet that takes the key refuses the body
 //   with a 4xx in the error shape of spec 2.6; one that refuses the key answers 401 or 403.
 // Each exchange is bounded by WAGERLINE_WALLET_TIMEOUT_MS. A refusal says why, in one line.
-import { fetch } from 'undici';
+import { request } from 'undici';
 import { AppError } from '../../../errors.ts';
 import { PRIVATE_ADDRESS, publicOnlyDispatcher } from '../../../net/private-network.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
@@ -47,22 +47,32 @@ function shown(a: Answer): string {
   return `HTTP ${a.status} with ${what}`;
 }
 
+// undici's request, as the delivery's Pool sends wallet calls, not fetch: fetch refuses the WHATWG
+// "bad ports" (6000, 6665-6669, 10080, ...), so a wallet that delivery reaches there could not be
+// checked. request follows no redirect, as a wallet call does not.
 async function post(url: string, body: string, headers: Record<string, string>, timeoutMs: number, publicOnly?: boolean): Promise<Answer> {
-  let response: Awaited<ReturnType<typeof fetch>>;
+  // One signal bounds the whole exchange: connecting, the answer's headers and its body.
+  const signal = AbortSignal.timeout(timeoutMs);
+  let status: number;
+  let text: string;
   try {
-    response = await fetch(url, {
-      method: 'POST', body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs),
+    const response = await request(url, {
+      method: 'POST', body, signal,
       ...(publicOnly && { dispatcher: publicOnlyDispatcher() }),
       headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers },
     });
+    status = response.statusCode;
+    // A body cut short reads as empty (what came is judged as is), unless the time ran out.
+    text = await response.body.text().catch((error: unknown) => {
+      if (signal.aborted) throw error;
+      return '';
+    });
   } catch (error) {
-    const e = error as Error & { cause?: { code?: string; message?: string } };
-    if (e.name === 'TimeoutError') throw refuse(`the wallet is unreachable: no answer from POST ${url} within ${timeoutMs} ms`);
-    const code = e.cause?.code;
-    const why = code ? `${NO_CONNECTION[code] ?? e.cause?.message ?? 'network error'} (${code})` : (e.cause?.message ?? e.message);
+    if (signal.aborted) throw refuse(`the wallet is unreachable: no answer from POST ${url} within ${timeoutMs} ms`);
+    const e = error as Error & { code?: string };
+    const why = e.code ? `${NO_CONNECTION[e.code] ?? e.message} (${e.code})` : e.message;
     throw refuse(`the wallet is unreachable: POST ${url}: ${why}`);
   }
-  const text = await response.text().catch(() => '');
   let json: Record<string, unknown> | undefined;
   try {
     const parsed: unknown = JSON.parse(text);
@@ -70,7 +80,7 @@ async function post(url: string, body: string, headers: Record<string, string>, 
   } catch {
     json = undefined;
   }
-  return { status: response.status, text, json };
+  return { status, text, json };
 }
 
 function endpoint(base: string, path: string): string {
