@@ -84,7 +84,7 @@ export function createServices(deps: ServiceDeps) {
   const take = { startWithinMs: interruptedAfterMs - config.WAGERLINE_WALLET_LEASE_MS, lockTimeoutMs: config.WAGERLINE_PLACEMENT_LOCK_TIMEOUT_MS };
   const betting = createBettingService({ db, catalogue, wallet, tenants, clock, cursors, reporting: intake, interruptedAfterMs, take, updates: betUpdates });
   const settlement = createSettlementService({ db, clock, catalogue, wallet, reporting: intake, batchSize: config.WAGERLINE_SETTLEMENT_BATCH, ...(deps.log && { log: deps.log }) });
-  const bets = createBetActions({ db, clock, wallet, reporting: intake, interruptedAfterMs, raceFacts: (races, tx) => catalogue.raceFacts(races, tx) });
+  const bets = createBetActions({ db, clock, wallet, reporting: intake, interruptedAfterMs, raceFacts: (races, tx) => catalogue.lockedRaceFacts(races, tx) });
   // The back-office reads bets through the betting module, and decides who sees which tenants.
   const backofficeReads = createBackofficeReads({ db, clock, catalogue, wallet, interruptedAfterMs });
   // x-api-key names the back-office client on every request: kept a few seconds (backoffice.service.ts).

@@ -2,11 +2,13 @@
 // A late scratching's deduction, once declared, is such a fact: settlement takes it from the
 // winnings of every leg struck before it. The bound once ignored it for a single and for a multi's
 // legs whose race was not final, so a cash out could pay more than the bet could ever be settled for.
+// And it read the races unlocked: a scratching committing meanwhile was not seen.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
-import { bettingFixtureWithWorker, importRaces } from './betting-fixture.ts';
+import { scratch } from '../src/modules/catalogue/races.queries.ts';
+import { bettingFixtureWithWorker, holdRace, importRaces, lockWaited } from './betting-fixture.ts';
 
 const MEETING = 779911;
 let f: Awaited<ReturnType<typeof bettingFixtureWithWorker>>;
@@ -57,4 +59,18 @@ test('a MULTI whose open leg has a 20 % late deduction returns at most 10 × 3.0
   await f.services.settlement.resultRace(MEETING, 5, { placings: [[2], [1], [3]] });
   const shown = await f.services.bets.show(ref);
   assert.deepEqual([shown.status, shown.payout], ['settled', '102.00']);
+});
+
+test('a cash out waits for a scratching that holds its race, and is bounded by its deduction', async () => {
+  const ref = await place('WIN', [[1, 3, 5]], 10); // runner 3 of race 1 at 5.00
+  await later();
+  // A scratching in progress: the race held, the runner scratched with 15 %, not yet committed.
+  const held = await holdRace(f.db.pool, MEETING, 1);
+  await scratch(held.client, MEETING, 1, 4, { win: '15' }, new Date());
+  const cashing = f.services.bets.cashOut(ref, '50.00');
+  for (let i = 0; i < 200 && !(await lockWaited(f.db.pool)); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  const waited = await lockWaited(f.db.pool);
+  await held.commit();
+  assert.ok(waited, 'the cash out waits for the race');
+  await assert.rejects(cashing, tooMuch('44.00'));
 });

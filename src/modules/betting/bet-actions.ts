@@ -31,7 +31,10 @@ export interface BetActionDeps {
   interruptedAfterMs: number;
   wallet: Pick<WalletService, 'enqueueMany' | 'callsOfBet'>;
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
-  /** The facts of races, as settlement reads them (the catalogue's raceFacts): what a cash out may pay. */
+  /**
+   * The facts of races as settlement reads them, once share-locked in `tx` (the catalogue's
+   * lockedRaceFacts): what a cash out may pay, with no scratching or result landing meanwhile.
+   */
   raceFacts: (races: Array<{ meetingId: number | string; raceNumber: number }>, tx: Queryable) => Promise<Map<string, RaceFacts>>;
 }
 

@@ -252,6 +252,15 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       return loadRaceFacts(tx, races);
     },
 
+    /**
+     * raceFacts of races share-locked first in the caller's transaction `tx`: read after every change
+     * of them that committed before, and none can commit until `tx` ends (a cash out's bound).
+     */
+    async lockedRaceFacts(races: Array<{ meetingId: number | string; raceNumber: number }>, tx: Queryable) {
+      await rq.lockRaces(tx, races);
+      return loadRaceFacts(tx, races);
+    },
+
     /** The racing code (T thoroughbred, H harness, G greyhound) and jurisdiction of meetings, keyed by meeting id. */
     async meetingCodes(meetingIds: Array<number | string>): Promise<Map<string, { code: 'T' | 'H' | 'G'; jurisdiction: string }>> {
       const rows = await q.meetingCodes(db, [...new Set(meetingIds.map(String))]);

@@ -117,6 +117,18 @@ export async function upsertRaces(
 /** A race and its status, as the import's checks read them. */
 export interface RaceStatusRow { meeting_id: string; race_number: number; status: string }
 
+/**
+ * Share-locks the races named, in (meeting, race) order — the order imports and takes lock in — in
+ * the caller's transaction: a scratching, result or status change of one waits for it, and it for them.
+ */
+export async function lockRaces(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<void> {
+  await db.query(
+    `SELECT 1 FROM race_starts r WHERE (r.meeting_id, r.race_number) IN (SELECT * FROM unnest($1::bigint[], $2::int[]))
+      ORDER BY r.meeting_id, r.race_number FOR SHARE OF r`,
+    [races.map((r) => String(r.meetingId)), races.map((r) => r.raceNumber)],
+  );
+}
+
 /** A race whose runners an import scratches anew (`first`) or gives other deductions. */
 export interface ScratchingChange extends RaceStatusRow { first: boolean }
 
