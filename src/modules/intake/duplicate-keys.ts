@@ -105,6 +105,7 @@ export function firstDuplicateKey(text: string): string[] | undefined {
     } else if (c === CLOSE_OBJECT || c === CLOSE_ARRAY) {
       sets[at.length - 1] = undefined;
       at.pop();
+      expectKey = false; // an empty object closes still expecting its first key
     } else if (c === COMMA) {
       const d = at.length - 1;
       if (typeof at[d] === 'number') at[d] = (at[d] as number) + 1;

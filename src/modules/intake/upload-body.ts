@@ -40,8 +40,11 @@ const hex = (b: number | undefined) => `0x${(b ?? 0).toString(16).toUpperCase().
 function betOf(body: unknown, path: string[]): { index: number | null; id: string | number | null } {
   if (path[0] !== 'bets' || path.length < 3 || !/^\d+$/.test(path[1]!)) return { index: null, id: null };
   const index = Number(path[1]);
-  const bet = (body as { bets: Array<Record<string, unknown> | null> }).bets[index];
-  const id = bet?.id;
+  // The scan reads the text, the value keeps the last of repeated keys: a first "bets" holding the
+  // repeat may have been replaced by a later one, of another shape.
+  const bets = (body as { bets?: unknown }).bets;
+  const bet = Array.isArray(bets) ? bets[index] as { id?: unknown } | null | undefined : undefined;
+  const id = bet && typeof bet === 'object' ? bet.id : undefined;
   return { index, id: typeof id === 'string' || typeof id === 'number' ? id : null };
 }
 
