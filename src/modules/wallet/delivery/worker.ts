@@ -125,8 +125,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
         // Only this send's entry: an abandoned send that ends late must not drop a newer one's.
         if (inFlight.get(key) === sending) inFlight.delete(key);
         deliveries.delete(p);
-        // A claim found no slot while this call waited for its write (record() claims again before
-        // its calls give their slots back): the slot is free now.
+        // A claim found no slot while this call waited for its write (record() claims before it ends).
         if (running && state.backlog) void pump(row.tenant_id).catch(onPumpError);
       });
     deliveries.add(p);
