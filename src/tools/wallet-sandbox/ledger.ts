@@ -81,6 +81,9 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
   if (req.op === 'settleBet') {
     if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: it cannot be settled`);
+    // A bet whose whole stake came back (refunded: scratched, abandoned, cancelled) has nothing in
+    // play: winnings paid on it would be money from nowhere. A client that settles it is wrong.
+    if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to settle`);
     if (flags.settleOnce && (req.amount === 0 || bet.settled > 0)) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: only one settleBet, of a winner`);
     return { ...NONE, cash: req.amount, settled: req.amount }; // winnings always go to cash (spec 2.4)
   }

@@ -68,6 +68,10 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'refundBet', split.refundBet(6))).status, 200);
       assert.equal((await call(sandbox, auth, 'refundBet', split.refundBet(0.01))).json.code, 'REFUND_EXCEEDS_BET');
       assert.deepEqual(await sandbox.balances(split.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      // Its stake refunded in full, the bet has nothing left to settle: no winnings from nowhere.
+      const late = await call(sandbox, auth, 'settleBet', split.settleBet(5));
+      assert.deepEqual([late.status, late.json.code], [409, 'BET_STATE_CONFLICT']);
+      assert.deepEqual(await sandbox.balances(split.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
     });
 
     test('confirm, refundBet and settleBet without a successful reserve are UNKNOWN_BET; insufficient funds move nothing', async () => {
