@@ -1,5 +1,8 @@
 // A key twice in one object of an upload body is refused (400 validation_failed naming where), never
-// read as its last value: {"bets":[A,B],"bets":[C]} stored C alone and answered 200.
+// read as its last value: {"bets":[A,B],"bets":[C]} stored C alone and answered 200. Where it is
+// named: the scan reads the text while the value keeps the last of repeated keys, so a repeat in a
+// first "bets" replaced by "bets": null once answered 500; and an empty object in an array once
+// made the next string of that array a key, naming a valid bet.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { buildBet } from './factories/bet-factory.ts';
@@ -15,6 +18,9 @@ after(() => ctx.close());
 
 const post = (payload: string, url = '/public/uploadRaceV2') =>
   ctx.app.inject({ method: 'POST', url, payload, headers: { 'content-type': 'application/json', ...op.auth } });
+
+const postAs = (payload: string, type = 'application/json') =>
+  ctx.app.inject({ method: 'POST', url: '/public/uploadRaceV2', payload, headers: { 'content-type': type, ...op.auth } });
 
 async function stored(meetingId: number): Promise<string[]> {
   const { rows } = await ctx.db.pool.query('SELECT bet_id FROM reported_bets WHERE meeting_id = $1 ORDER BY bet_id', [meetingId]);
@@ -69,4 +75,25 @@ test('the same keys in different objects, and distinct keys, are fine', async ()
   const res = await post(JSON.stringify({ meeting_id: 9205, race_number: 1, bets }));
   assert.equal(res.statusCode, 200, res.body);
   assert.deepEqual(await stored(9205), ['DK-10', 'DK-9']);
+});
+
+test('a repeated key inside a first "bets" followed by "bets": null is a 400, not a 500', async () => {
+  const res = await postAs('{"meeting_id":9301,"race_number":1,"bets":[{"amount":1,"amount":2}],"bets":null}');
+  assert.equal(res.statusCode, 400, res.body);
+});
+
+test('a repeated key with charset=utf-8 or an upper-case media type is refused as with plain application/json', async () => {
+  const bet = JSON.stringify(buildBet({ id: 'RF-1', amount: 10 })).replace('"amount":10', '"amount":10,"amount":1000');
+  for (const type of ['application/json; charset=utf-8', 'Application/JSON']) {
+    const res = await postAs(`{"meeting_id":9302,"race_number":1,"bets":[${bet}]}`, type);
+    assert.deepEqual([res.statusCode, res.json().errors?.[0]?.field], [400, 'bets/0/amount'], `${type}: ${res.body}`);
+  }
+});
+
+test('the repeated key is named where it is, also after an empty object in an array', async () => {
+  const first = { ...buildBet({ id: 'RF-2' }), extra: [{}, 'k', 'k'] };
+  const second = JSON.stringify(buildBet({ id: 'RF-3', amount: 10 })).replace('"amount":10', '"amount":10,"amount":1000');
+  const res = await postAs(`{"meeting_id":9303,"race_number":1,"bets":[${JSON.stringify(first)},${second}]}`);
+  assert.equal(res.statusCode, 400, res.body);
+  assert.deepEqual(res.json().errors.map((e: any) => [e.index, e.id, e.field]), [[1, 'RF-3', 'bets/1/amount']]);
 });

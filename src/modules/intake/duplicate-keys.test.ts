@@ -57,3 +57,38 @@ test('property: JSON.stringify never repeats a key; adding a key again is found 
     assert.deepEqual(found, key === 'z' ? ['z'] : [key], twice);
   }), { numRuns: 300 });
 });
+
+// Reference: a tree of [key, value] pairs written as text; its first repeated key in document order.
+type T = { o: Array<[string, string, T]> } | { a: T[] } | { s: string } | { n: string };
+const keyArb = fc.constantFrom('a', 'b', 'x:y', 'q"', 'b\\', 'é', '1', '01', 'constructor', '').chain((k) =>
+  fc.boolean().map((esc) => [k, esc ? JSON.stringify(k).slice(1, -1).replace(/[a-z]/, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : JSON.stringify(k).slice(1, -1)] as [string, string]));
+const { tree } = fc.letrec((tie) => ({
+  tree: fc.oneof({ depthSize: 'small' },
+    fc.record({ s: fc.constantFrom('x', 'a', ':', '"', '\\', '{', '}', ',') }),
+    fc.record({ n: fc.constantFrom('1', '-2.5e+3', '1E-2') }),
+    fc.record({ a: fc.array(tie('tree') as fc.Arbitrary<T>, { maxLength: 4 }) }),
+    fc.array(fc.tuple(keyArb, tie('tree') as fc.Arbitrary<T>), { maxLength: 4 }).map((ps) => ({ o: ps.map(([[k, sp], v]) => [k, sp, v] as [string, string, T]) })),
+  ),
+}));
+const text = (t: T): string => ('s' in t ? JSON.stringify(t.s) : 'n' in t ? t.n : 'a' in t ? `[ ${t.a.map(text).join(' , ')} ]`
+  : `{ ${t.o.map(([, sp, v]) => `"${sp}" : ${text(v)}`).join(' , ')} }`);
+function firstRepeat(t: T, path: string[]): string[] | undefined {
+  if ('a' in t) { for (const [i, v] of t.a.entries()) { const r = firstRepeat(v, [...path, String(i)]); if (r) return r; } }
+  if ('o' in t) {
+    const seen = new Set<string>();
+    for (const [k, , v] of t.o) {
+      if (seen.has(k)) return [...path, k];
+      seen.add(k);
+      const r = firstRepeat(v, [...path, k]); if (r) return r;
+    }
+  }
+  return undefined;
+}
+
+test('property: duplicateKeyPath agrees with a reference on any JSON text', () => {
+  fc.assert(fc.property(tree, (t) => {
+    const s = text(t);
+    assert.deepEqual(duplicateKeyPath(s, JSON.parse(s)), firstRepeat(t, []), s);
+  }), { numRuns: 20000 });
+});
