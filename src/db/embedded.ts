@@ -123,9 +123,18 @@ async function otherSessions(url: string): Promise<number> {
   const client = new pg.Client({ connectionString: url, application_name: 'wagerline shutdown check' });
   try {
     await client.connect();
-    const { rows } = await client.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
-    return rows[0]!.n;
+    // A session its client has just closed (this process's pool, a CLI command that ended) is still
+    // listed for a moment while its backend exits: only one still there after a second is another
+    // process's.
+    let n = 0;
+    for (let tries = 0; tries < 10; tries += 1) {
+      const { rows } = await client.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()");
+      n = rows[0]!.n;
+      if (n === 0) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return n;
   } catch {
     return 0;
   } finally {
