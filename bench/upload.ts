@@ -120,7 +120,7 @@ async function main(): Promise<void> {
     await pool.query('CREATE TABLE bench_copy (LIKE reported_bets INCLUDING ALL)');
     const now = new Date();
     const copyData = allBatches.map((b) => {
-      const v = validateBatch(b.batch, { version: 2, agencies: ['TAB'], currency: 'AUD', userStates: new Set(['NSW', 'VIC', 'QLD', 'SA', 'WA', 'TAS', 'NT', 'ACT']), now });
+      const v = validateBatch(b.batch, { version: 2, agencies: ['TAB'], currency: 'AUD', userStates: new Set(['NSW', 'VIC', 'QLD', 'SA', 'WA', 'TAS', 'NT', 'ACT']), now, timezone: 'Australia/Sydney' });
       if (!v.ok) throw new Error('bench batch invalid');
       return copyText(tenantId, b.meetingId, v.bets);
     });

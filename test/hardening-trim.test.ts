@@ -9,7 +9,7 @@ import type { ValidationContext } from '../src/modules/intake/batch.ts';
 import { validateBatch } from '../src/modules/intake/validate-batch.ts';
 
 const ctx: ValidationContext = {
-  version: 2, agencies: ['TAB', 'SKY'], currency: 'AUD', userStates: new Set(['NSW', 'VIC', 'QLD']), now: new Date('2024-06-01T00:00:00Z'),
+  version: 2, agencies: ['TAB', 'SKY'], currency: 'AUD', userStates: new Set(['NSW', 'VIC', 'QLD']), now: new Date('2024-06-01T00:00:00Z'), timezone: 'UTC',
 };
 const BET_TEXT = ['source', 'type', 'status', 'user_id', 'terminal_id', 'user_name', 'user_state', 'info_type', 'medium',
   'bet_back_id', 'bet_back_agency', 'currency', 'time', 'bet_back_date', 'exotics_selection'];

@@ -96,8 +96,8 @@ export function positiveInteger(value: unknown, max: number): number | undefined
 
 /**
  * Offset of the first byte that does not belong to a UTF-8 sequence (overlong forms, surrogates and
- * code points above U+10FFFF count as invalid, as TextDecoder has them). Run where TextDecoder
- * (fatal) refused the bytes, to say where: the upload routes and the upload client.
+ * code points above U+10FFFF count as invalid, as TextDecoder has them): where decodeUtf8 says the
+ * bytes stop being UTF-8.
  */
 export function firstInvalidUtf8Byte(bytes: Uint8Array): number {
   for (let i = 0; i < bytes.length;) {
@@ -115,4 +115,20 @@ export function firstInvalidUtf8Byte(bytes: Uint8Array): number {
     i += length;
   }
   return bytes.length;
+}
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Bytes as UTF-8 text (a leading byte-order mark dropped), or where they stop being UTF-8: the
+ * offset of the first invalid byte and that byte as "0xE9". Read leniently, each invalid byte would
+ * become U+FFFD, and two ids differing only there one id (the upload routes, the upload client).
+ */
+export function decodeUtf8(bytes: Uint8Array): { text: string } | { invalidAt: number; byte: string } {
+  try {
+    return { text: strictUtf8.decode(bytes) };
+  } catch {
+    const at = firstInvalidUtf8Byte(bytes);
+    return { invalidAt: at, byte: `0x${(bytes[at] ?? 0).toString(16).toUpperCase().padStart(2, '0')}` };
+  }
 }

@@ -39,8 +39,8 @@ export interface ValidationContext {
   userStates: ReadonlySet<string>;
   /** Receipt time: a bet placed later than this (plus clock skew) is refused. */
   now: Date;
-  /** The tenant's IANA time zone, where a bet's local date is its racing day (default UTC). */
-  timezone?: string;
+  /** The tenant's IANA time zone, where a bet's local date is its racing day. */
+  timezone: string;
 }
 
 /** The bets of a valid batch, one array per column, in the order of `bets`. */

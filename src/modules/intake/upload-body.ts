@@ -7,11 +7,10 @@
 // - Each key once per object: JSON.parse keeps the last of two, silently (duplicate-keys.ts).
 import secureJson from 'secure-json-parse';
 import { AppError, echo, problemSentence } from '../../errors.ts';
-import { firstInvalidUtf8Byte } from '../../racing/values.ts';
+import { decodeUtf8 } from '../../racing/values.ts';
 import { keySegment } from './batch.ts';
 import { duplicateKeyPath } from './duplicate-keys.ts';
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 /** Labels of UTF-8 a charset parameter may give (WHATWG Encoding: "utf8" is the same encoding). */
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
 
@@ -34,8 +33,6 @@ export function requireUtf8(contentType: string): void {
   }
 }
 
-const hex = (b: number | undefined) => `0x${(b ?? 0).toString(16).toUpperCase().padStart(2, '0')}`;
-
 /** The bets' index and id of a path under "bets", for an upload's {index, id, field, message}. */
 function betOf(body: unknown, path: string[]): { index: number | null; id: string | number | null } {
   if (path[0] !== 'bets' || path.length < 3 || !/^\d+$/.test(path[1]!)) return { index: null, id: null };
@@ -54,15 +51,12 @@ function betOf(body: unknown, path: string[]): { index: number | null; id: strin
  * and a key twice in one object (400 validation_failed, naming where).
  */
 export function parseUploadBody(bytes: Buffer): unknown {
-  let text: string;
-  try {
-    // A leading byte-order mark is dropped here, as secure-json-parse drops it from text.
-    text = strictUtf8.decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8Byte(bytes);
+  const decoded = decodeUtf8(bytes);
+  if (!('text' in decoded)) {
     throw new AppError('malformed_json',
-      `the body is not valid UTF-8: byte ${hex(bytes[at])} at offset ${at} is not part of a UTF-8 character (upload bodies are UTF-8 JSON)`);
+      `the body is not valid UTF-8: byte ${decoded.byte} at offset ${decoded.invalidAt} is not part of a UTF-8 character (upload bodies are UTF-8 JSON)`);
   }
+  const { text } = decoded;
   if (text.trim() === '') throw new AppError('malformed_json', 'the body is empty: send a JSON object {meeting_id, race_number, bets}');
   let body: unknown;
   try {

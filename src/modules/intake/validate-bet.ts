@@ -211,10 +211,9 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
 
   const time = instant(st, 'time', true);
   if (time && time.ms < FIRST_DAY_CHECKED_MS) {
-    const zone = ctx.timezone ?? 'UTC';
-    const day = localDate(time.ms, zone);
+    const day = localDate(time.ms, ctx.timezone);
     if (day < FIRST_RACING_DAY) {
-      fail(st, 'time', `falls on ${day} in the operator's time zone (${zone}), before the first racing day reports cover (${FIRST_RACING_DAY})`);
+      fail(st, 'time', `falls on ${day} in the operator's time zone (${ctx.timezone}), before the first racing day reports cover (${FIRST_RACING_DAY})`);
     }
   }
   const userId = text(st, 'user_id', 100, true, true);

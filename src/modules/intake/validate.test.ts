@@ -9,7 +9,7 @@ import { validateBatch } from './validate-batch.ts';
 const NOW = new Date('2024-05-02T00:00:00Z');
 const STATES = new Set(['NSW', 'VIC', 'QLD', 'SA', 'WA', 'TAS', 'NT', 'ACT']);
 const ctx = (over: Partial<ValidationContext> = {}): ValidationContext =>
-  ({ version: 2, agencies: ['TAB'], currency: 'AUD', userStates: STATES, now: NOW, ...over });
+  ({ version: 2, agencies: ['TAB'], currency: 'AUD', userStates: STATES, now: NOW, timezone: 'UTC', ...over });
 
 function check(bet: Record<string, unknown>, c: ValidationContext = ctx()) {
   return validateBatch({ meeting_id: 1, race_number: 1, bets: [bet] }, c);

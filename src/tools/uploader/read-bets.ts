@@ -3,7 +3,7 @@
 // where in the file it came from, so a rejected bet can be found again. Every problem in the
 // file is collected before anything is sent: a file is either sendable as a whole or not at all.
 import { parse as parseCsv } from 'csv-parse/sync';
-import { firstInvalidUtf8Byte, isObject } from '../../racing/values.ts';
+import { decodeUtf8, isObject } from '../../racing/values.ts';
 
 export type FileFormat = 'json' | 'ndjson' | 'csv';
 
@@ -33,23 +33,13 @@ const TRUE = new Set(['true', '1', 'yes', 'y', 't']);
 const FALSE = new Set(['false', '0', 'no', 'n', 'f']);
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * A bets file's bytes as text; a file that is not UTF-8 is refused, saying where. Read leniently,
- * each invalid byte would become U+FFFD, and two bet ids differing only there would become one bet.
- * A leading byte-order mark is dropped.
- */
+/** A bets file's bytes as text (decodeUtf8); a file that is not UTF-8 is refused, saying where. */
 export function decodeBetsFile(bytes: Uint8Array): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    const at = firstInvalidUtf8Byte(bytes);
-    let line = 1;
-    for (let i = 0; i < at; i++) if (bytes[i] === 0x0a) line++;
-    const byte = `0x${bytes[at]!.toString(16).toUpperCase().padStart(2, '0')}`;
-    throw new BetsFileError([`the file is not UTF-8: byte ${byte} on line ${line} (offset ${at}) is not part of a UTF-8 character; save it as UTF-8`]);
-  }
+  const decoded = decodeUtf8(bytes);
+  if ('text' in decoded) return decoded.text;
+  let line = 1;
+  for (let i = 0; i < decoded.invalidAt; i++) if (bytes[i] === 0x0a) line++;
+  throw new BetsFileError([`the file is not UTF-8: byte ${decoded.byte} on line ${line} (offset ${decoded.invalidAt}) is not part of a UTF-8 character; save it as UTF-8`]);
 }
 
 export function detectFormat(file: string, text: string): FileFormat {
