@@ -22,6 +22,7 @@ export interface Outcome {
 }
 
 export interface TimedCall {
+  method: 'GET' | 'POST';
   op: string;
   ms: number;
   status?: number;
@@ -81,7 +82,7 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
       });
       const text = await res.body.text();
       const ms = Math.round(performance.now() - started);
-      calls.push({ op, ms, status: res.statusCode, timedOut: false });
+      calls.push({ method, op, ms, status: res.statusCode, timedOut: false });
       let json: unknown;
       try {
         json = text ? JSON.parse(text) : undefined;
@@ -96,7 +97,7 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
       const code = e.code !== undefined && e.code in NOTHING_ANSWERS ? e.code : e.cause?.code;
       if (code !== undefined && code in NOTHING_ANSWERS) throw new WalletUnreachable(url, code, `${method} ${path.split('?')[0]}`, calls.length);
       const timedOut = bound.aborted;
-      calls.push({ op, ms, timedOut });
+      calls.push({ method, op, ms, timedOut });
       return { text: '', ms, error: timedOut ? `no answer within ${timeoutMs} ms` : `network error: ${e.cause?.code ?? e.code ?? e.cause?.message ?? e.message}` };
     }
   }

@@ -55,8 +55,9 @@ async function runOne(check: Check, ctx: Ctx): Promise<CheckResult> {
   }
 }
 
+/** The protocol's calls (POST) against the bound; the checker's own GET /balances reads are not wagerline's calls. */
 function responseTimes(ctx: Ctx): CheckResult {
-  const calls = ctx.client.calls;
+  const calls = ctx.client.calls.filter((c) => c.method === 'POST');
   const late = calls.filter((c) => c.timedOut || c.ms > ctx.timeoutMs);
   const max = calls.reduce((m, c) => Math.max(m, c.ms), 0);
   const sorted = calls.map((c) => c.ms).sort((a, b) => a - b);

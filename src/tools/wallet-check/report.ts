@@ -1,11 +1,19 @@
 // Rendering a check run: a plain table for the terminal, and a shareable Markdown or HTML report.
 import type { WalletCheckReport } from './index.ts';
 
+/**
+ * Control characters shown as escapes: a detail quotes the wallet's answers, and an escape sequence
+ * in one would otherwise drive the terminal (rewrite lines, change colours) or break a row.
+ */
+export function printable(text: string): string {
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (ch) => (ch === '\n' ? '\\n' : `\\x${ch.charCodeAt(0).toString(16).padStart(2, '0')}`));
+}
+
 export function table(report: WalletCheckReport): string {
   const width = Math.max(...report.checks.map((c) => c.name.length));
   const lines = report.checks.map((c) =>
-    `${c.ok ? 'PASS' : 'FAIL'}  ${c.name.padEnd(width)}  ${String(c.ms).padStart(6)} ms  ${c.detail}`);
-  const head = `wallet-check ${report.url} (user ${report.userId}, amounts in ${report.amountUnit}, effects judged by ${report.effects})`;
+    `${c.ok ? 'PASS' : 'FAIL'}  ${c.name.padEnd(width)}  ${String(c.ms).padStart(6)} ms  ${printable(c.detail)}`);
+  const head = `wallet-check ${printable(report.url)} (user ${report.userId}, amounts in ${report.amountUnit}, effects judged by ${report.effects})`;
   return [head, ...lines, `${report.passed} passed, ${report.failed} failed`].join('\n');
 }
 
@@ -22,7 +30,7 @@ function intro(report: WalletCheckReport): string[] {
 }
 
 export function markdown(report: WalletCheckReport): string {
-  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const cell = (text: string) => printable(text.replace(/\n/g, ' ')).replace(/\|/g, '\\|');
   return [
     '# Wallet conformance report',
     '',

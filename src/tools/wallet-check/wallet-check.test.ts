@@ -6,8 +6,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
-import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxOptions } from '../wallet-sandbox/index.ts';
-import { CHECK_NAMES, runWalletCheck, type WalletCheckOptions } from './index.ts';
+import { BREAK_MODES, startWalletSandbox, type BreakMode, type SandboxOptions, type WalletSandbox } from '../wallet-sandbox/index.ts';
+import { CHECK_NAMES, runWalletCheck, type WalletCheckOptions, type WalletCheckReport } from './index.ts';
+import { markdown, table } from './report.ts';
 
 const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
 
@@ -84,29 +85,69 @@ test('a wallet listening on a port fetch() refuses (10080, 6000, ...) is checked
   }
 });
 
-test('a wallet without GET /balances: effects are judged from the answers, and the report says so', async () => {
-  const sandbox = await startWalletSandbox({ auth: CC });
-  // A plain forwarding server in front of the sandbox that hides the inspection endpoints.
-  const front: Server = createServer(async (req, res) => {
-    if (req.url?.startsWith('/balances')) return void res.writeHead(404).end();
+/**
+ * A forwarding server in front of the sandbox, over real HTTP: `balances` answers GET /balances
+ * itself (a 404 to hide it, or the sandbox's answer late); everything else goes through.
+ */
+async function inFront(sandbox: WalletSandbox, balances: (forward: () => Promise<Response>) => Promise<Response | undefined>) {
+  const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const upstream = await fetch(`${sandbox.url}${req.url}`, {
+    const forward = () => fetch(`${sandbox.url}${req.url}`, {
       method: req.method, headers: req.headers as Record<string, string>, body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
     });
+    const upstream = req.url?.startsWith('/balances') ? await balances(forward) : await forward();
+    if (!upstream) return void res.writeHead(404).end();
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(await upstream.text());
   });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await sandbox.close();
+    },
+  };
+}
+
+test('a wallet without GET /balances: effects are judged from the answers, and the report says so', async () => {
+  const front = await inFront(await startWalletSandbox({ auth: CC }), async () => undefined);
   try {
-    const report = await runWalletCheck({ url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`, auth: CC });
+    const report = await runWalletCheck({ url: front.url, auth: CC });
     assert.deepEqual(failedNames(report), []);
     assert.equal(report.effects, 'answers');
     assert.match(report.checks.find((c) => c.name === 'replay of credit')!.detail, /not verifiable/);
   } finally {
-    front.closeAllConnections();
-    await new Promise((resolve) => front.close(resolve));
-    await sandbox.close();
+    await front.close();
   }
+});
+
+test('the response-time check bounds the protocol\'s calls, not the checker\'s own GET /balances read', async () => {
+  const late = async (forward: () => Promise<Response>) => {
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    return forward();
+  };
+  const front = await inFront(await startWalletSandbox({ auth: CC }), late);
+  try {
+    // GET /balances answers after the bound: the checker judges effects by the answers instead.
+    const report = await runWalletCheck({ url: front.url, auth: CC, timeoutMs: 50 });
+    assert.equal(report.effects, 'answers');
+    assert.deepEqual(failedNames(report), []);
+    const times = report.checks.find((c) => c.name === 'response times within the bound')!;
+    assert.match(times.detail, /^\d+ calls, /);
+  } finally {
+    await front.close();
+  }
+});
+
+test('the terminal table and the Markdown report show a wallet\'s control characters as escapes', () => {
+  const report = { url: 'http://127.0.0.1:1', userId: 'u', amountUnit: 'dollars', effects: 'answers', startedAt: '2026-11-26T00:00:00Z', passed: 0, failed: 1,
+    checks: [{ name: 'replay of credit', ok: false, ms: 3, detail: 'HTTP 400 {"message":"\u001b[2Jgone\u0007|\nx"}' }] } as WalletCheckReport;
+  const [, row] = table(report).split('\n');
+  assert.match(row!, /\\x1b\[2Jgone\\x07\|\\nx/);
+  assert.doesNotMatch(table(report) + markdown(report), /[\u0000-\u0009\u000b-\u001f]/);
+  assert.match(markdown(report), /\\x1b\[2Jgone\\x07\\\| x/);
 });
 
 const REPLAYS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credit'].map((op) => `replay of ${op}`);

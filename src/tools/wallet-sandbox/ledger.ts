@@ -76,7 +76,7 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
     return move(useBonus, -req.amount);
   }
-  if (req.op === 'credit') return move(useBonus, req.amount);
+  if (req.op === 'credit') return creditEffect(req, bet, useBonus);
   // confirm, refundBet, settleBet: only after a successful reserve (spec 3).
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
   if (req.op === 'settleBet') {
@@ -111,6 +111,18 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     reserved: -req.amount, held: -req.amount, refunded: req.amount,
     ...(bet.held === req.amount ? { status: 'released' as const } : {}),
   });
+}
+
+/**
+ * A credit adds to the balance. A partial refund (betpartialrefund) of a confirmed bet returns part
+ * of its stake: it counts with refundBet's toward the confirmed amount, so that the two together
+ * never return more than was taken (a client refunding a stake it already returned in part is wrong).
+ */
+function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean): Effect | Answer {
+  if (req.transactionType !== 'betpartialrefund' || bet?.status !== 'confirmed') return move(useBonus, req.amount);
+  const left = bet.confirmed - bet.refunded;
+  if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `partial refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
+  return move(useBonus, req.amount, { refunded: req.amount });
 }
 
 export function isEffect(value: Effect | Answer): value is Effect {

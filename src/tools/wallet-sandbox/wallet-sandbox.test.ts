@@ -74,6 +74,20 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.deepEqual(await sandbox.balances(split.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
     });
 
+    test('a partial refund (credit betpartialrefund) counts with refundBet: together never more than the confirmed stake', async () => {
+      const b = bodies();
+      await call(sandbox, auth, 'reserve', b.reserve(10));
+      await call(sandbox, auth, 'confirm', b.confirm(10));
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(6, 'betpartialrefund'))).status, 200);
+      const whole = await call(sandbox, auth, 'refundBet', b.refundBet(10));
+      assert.deepEqual([whole.status, whole.json.code], [400, 'REFUND_EXCEEDS_BET'], 'the 6.00 already returned cannot come back twice');
+      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(4))).status, 200);
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(0.01, 'betpartialrefund'))).json.code, 'REFUND_EXCEEDS_BET');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      // Other credits are not refunds of the stake: a cash-out after the stake came back still pays.
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'cashout'))).status, 200);
+    });
+
     test('confirm, refundBet and settleBet without a successful reserve are UNKNOWN_BET; insufficient funds move nothing', async () => {
       const b = bodies();
       for (const op of ['confirm', 'refundBet', 'settleBet'] as const) {
