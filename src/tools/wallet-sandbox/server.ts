@@ -17,6 +17,9 @@ import type { RunFlags, Store } from './store.ts';
 import { TRANSACTION_OPS, type FaultSpec, type RecordedRequest, type SandboxOptions, type SeededBet, type TransactionOp, type WalletSandbox } from './types.ts';
 import { isAnswer, MAX_CENTS, TRANSACTION_TYPES, validateTransaction, type TxRequest } from './validate.ts';
 
+/** The most requests the log keeps by default (the oldest tenth is dropped when full). */
+const REQUEST_LOG_LIMIT = 100_000;
+
 const UUID_PATH = /^\/balances\/([^/]+)$/;
 
 function isTransactionOp(op: string): op is TransactionOp {
@@ -53,6 +56,10 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
   const auth = createAuthenticator(options.auth, now);
   const faults = createFaultQueue();
   const log: RecordedRequest[] = [];
+  // The request log serves tests' assertions; a sandbox left running under load must not grow
+  // without bound, so only the latest requests are kept (the ledger keeps every transaction:
+  // idempotency needs them).
+  const logLimit = options.requestLogLimit ?? REQUEST_LOG_LIMIT;
   const closing = new AbortController();
   // Every request delayed by --latency-ms waits on this one signal (each listener is removed when
   // its wait ends), so hundreds at once are expected, not a leak.
@@ -144,6 +151,7 @@ export async function startWalletSandbox(options: SandboxOptions): Promise<Walle
       transactionId: typeof (body as { transactionId?: unknown })?.transactionId === 'string' ? (body as { transactionId: string }).transactionId : undefined,
       body, status: 0, at,
     };
+    if (log.length >= logLimit) log.splice(0, Math.max(1, Math.floor(logLimit / 10)));
     log.push(entry);
     const isPost = req.method === 'POST';
     if (isPost && isTransactionOp(op)) {

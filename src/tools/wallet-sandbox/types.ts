@@ -55,6 +55,8 @@ export interface SandboxOptions {
   breaks?: BreakMode[];
   /** Delay of the `slow` break mode. Default 11000 ms. */
   slowMs?: number;
+  /** The most requests `requests()` keeps: the oldest tenth is dropped when full. Default 100,000. */
+  requestLogLimit?: number;
   /**
    * When set, every transaction call must carry wagerline's request signature made with this
    * secret (docs/wallet.md, "Signing"); otherwise it is refused with 401 INVALID_SIGNATURE.

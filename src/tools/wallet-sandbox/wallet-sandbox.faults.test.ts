@@ -170,3 +170,14 @@ test('docs/wallet-sandbox.md documents every error code with its status, and eve
   assert.deepEqual([...rows.entries()].sort(), Object.entries(SANDBOX_CODES).map(([c, { status }]) => [c, status]).sort());
   for (const mode of BREAK_MODES) assert.match(doc, new RegExp(`^\\| \`${mode}\` \\|`, 'm'), mode);
 });
+
+test('the request log keeps only the latest requests: a sandbox left running does not grow without bound', async () => {
+  await withSandbox({ auth: { kind: 'api_key', apiKey: 'k-123', header: 'X-Wallet-Key' }, requestLogLimit: 10 }, async (s) => {
+    const sent = Array.from({ length: 25 }, () => credit(1));
+    for (const body of sent) assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'credit', body)).status, 200);
+    const kept = s.requests().map((r) => r.transactionId);
+    assert.ok(kept.length <= 10 && kept.length >= 9, `kept ${kept.length}`);
+    assert.deepEqual(kept, sent.slice(-kept.length).map((b) => b.transactionId), 'the newest, in order');
+    assert.equal((await s.effects()).size, 25, 'the ledger keeps every transaction');
+  });
+});
