@@ -70,9 +70,14 @@ export function onConnect<T extends object>(
   };
 }
 
-/** Whether a request is a WebSocket upgrade (a subscription connection). */
+/**
+ * Whether a request is a WebSocket upgrade (a subscription connection): a handshake Node handed to
+ * the 'upgrade' listener (raw.upgrade), not merely a request carrying an Upgrade header — such a
+ * request runs as any other and must be identified as any other.
+ */
 export function isUpgrade(request: FastifyRequest): boolean {
-  return String(request.headers.upgrade ?? '').toLowerCase() === 'websocket';
+  // Node sets `upgrade` on every request it parses (node:_http_common); @types/node omits it.
+  return (request.raw as { upgrade?: boolean }).upgrade === true && String(request.headers.upgrade ?? '').toLowerCase() === 'websocket';
 }
 
 /**

@@ -1,0 +1,50 @@
+// The back-office endpoint's rules at its edges: who is asking is decided for every request that
+// is not a WebSocket handshake, whatever headers it carries.
+import assert from 'node:assert/strict';
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, test } from 'node:test';
+import { insertBulkBets } from './factories/bulk-bets.ts';
+import { createTestApp, type TestContext } from './helpers/app.ts';
+import { BACKOFFICE, backofficeClient, codes, GET_BETS, type BackofficeClient, type GraphqlBody } from './helpers/backoffice.ts';
+
+let ctx: TestContext;
+let client: BackofficeClient;
+let base: string;
+before(async () => {
+  ctx = await createTestApp();
+  client = await backofficeClient(ctx);
+  await insertBulkBets(ctx.db.pool, { tenantId: client.tenantId, count: 2 });
+  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+});
+after(() => ctx.close());
+
+/** A POST over a real socket (fetch refuses an Upgrade header): status and JSON body. */
+function postRaw(headers: Record<string, string>, body: unknown): Promise<{ status: number; body: GraphqlBody }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${base}${BACKOFFICE}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (chunk) => { text += chunk; }).on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test('a POST with an Upgrade header but no handshake is no subscription: without x-api-key it is 401, never run (nor a 500)', async () => {
+  const upgrade = { upgrade: 'websocket' };
+  const queries = [
+    { query: '{ __typename }' },
+    { query: GET_BETS, variables: { input: { tenant: { ids: [client.tenantId] } } }, operationName: 'GetBets' },
+    { query: `mutation { cancelBet(bet: {id: "00000000-0000-4000-8000-000000000000", tenant_id: "${client.tenantId}"}) { id } }` },
+  ];
+  for (const body of queries) {
+    const answer = await postRaw(upgrade, body);
+    assert.deepEqual([answer.status, codes(answer.body), answer.body.errors?.[0]?.extensions.reason, answer.body.data],
+      [401, ['UNAUTHENTICATED'], 'api_key_missing', null], JSON.stringify(answer.body).slice(0, 300));
+  }
+  // With its key and token it is an ordinary request.
+  const ok = await postRaw({ ...upgrade, ...client.headers }, queries[1]);
+  assert.deepEqual([ok.status, ok.body.data?.getBets.bets.length], [200, 2], JSON.stringify(ok.body).slice(0, 300));
+});
