@@ -99,8 +99,9 @@ function takePrice(kind: BetKind, leg: LegInput, race: RaceState, where: string)
   if (!currentPrice) return refuse('product_not_offered', `${where}: runner ${runner.number} has no ${kind === 'PLACE' ? 'place' : 'win'} price`);
   if (leg.price === undefined || leg.price === null) return refuse('price_required', `${where}: price (the price the user saw) is required for a fixed-odds leg`);
   if (!Number.isFinite(leg.price) || leg.price < 1) return refuse('invalid_selection', `${where}: price must be a decimal price of at least 1`);
-  const seen = fromNumber(leg.price, 6);
-  if (!atLeast(currentPrice, { units: seen.units, places: 6 })) {
+  // Compared with every decimal sent: rounded to fewer places, a seen 3.00000001 would pass as 3.
+  const places = fromNumber(leg.price, 0).sentPlaces;
+  if (!atLeast(currentPrice, { units: fromNumber(leg.price, places).units, places })) {
     return refuse('price_changed', `${where}: the price of runner ${runner.number} is now ${formatOdds(currentPrice)}, below the ${leg.price} seen`);
   }
   return currentPrice;

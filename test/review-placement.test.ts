@@ -1,0 +1,28 @@
+// Placement edges: the price policy compared exactly, against the price the user sent.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { AppError } from '../src/errors.ts';
+import { bettingFixture } from './betting-fixture.ts';
+
+const MEETING = 779101;
+let f: Awaited<ReturnType<typeof bettingFixture>>;
+before(async () => {
+  f = await bettingFixture(MEETING);
+});
+after(() => f.close());
+
+const win = (runner: number, price: number, stake = 10) => ({
+  idempotencyKey: randomUUID(), type: 'WIN', stake, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[runner]], price }],
+});
+
+test('price policy: a current price below the price seen by any amount is refused, and nothing is stored', async () => {
+  // Runner 1 is at 3. A seen price of 3.00000001 is above it: taking the bet at 3 gives the user less than seen.
+  const userId = randomUUID();
+  await assert.rejects(f.services.betting.placeBet(f.user(userId), win(1, 3.00000001)),
+    (e: unknown) => e instanceof AppError && e.code === 'price_changed' && /is now 3, below the 3.00000001 seen/.test(e.message));
+  assert.equal(await f.betOf(userId), undefined, 'no bet stored');
+  // A seen price below the current one by as little is the user's gain: taken at the current price.
+  const taken = await f.services.betting.placeBet(f.user(randomUUID()), win(1, 2.99999999));
+  assert.deepEqual([taken.status, taken.odds], ['ACCEPTED', 3]);
+});
