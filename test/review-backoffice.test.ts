@@ -48,3 +48,19 @@ test('a POST with an Upgrade header but no handshake is no subscription: without
   const ok = await postRaw({ ...upgrade, ...client.headers }, queries[1]);
   assert.deepEqual([ok.status, ok.body.data?.getBets.bets.length], [200, 2], JSON.stringify(ok.body).slice(0, 300));
 });
+
+test('a subscription sent over HTTP is a 400 saying it is served over WebSocket, not a 500', async () => {
+  const subscriptions = [
+    { query: 'subscription { betUpdated { bet_id status } }' },
+    { query: `subscription S { betUpdated(tenant_ids: ["${client.tenantId}"]) { bet { id } } }`, operationName: 'S' },
+    { query: 'query Q { __typename } subscription S { betUpdated { bet_id } }', operationName: 'S' },
+  ];
+  for (const body of subscriptions) {
+    const answer = await postRaw(client.headers, body);
+    assert.deepEqual([answer.status, codes(answer.body), answer.body.data], [400, ['BAD_REQUEST'], null], JSON.stringify(answer.body).slice(0, 300));
+    assert.match(answer.body.errors![0]!.message, /WebSocket/);
+  }
+  // The query of the same document still runs.
+  const query = await postRaw(client.headers, { query: subscriptions[2]!.query, operationName: 'Q' });
+  assert.deepEqual([query.status, query.body.data], [200, { __typename: 'Query' }]);
+});

@@ -92,10 +92,11 @@ function createObserver(registry: Registry): Observer {
   };
 }
 
-/** The operationName a request carries (body or query string), as text for a log line. */
-function operationNameOf(source: unknown): string | undefined {
+/** The operationName a request names (body or query string), whole: the operation to run. */
+function requestedOperation(request: FastifyRequest): string | undefined {
+  const source = request.method === 'GET' ? request.query : request.body;
   const name = typeof source === 'object' && source !== null ? (source as { operationName?: unknown }).operationName : undefined;
-  return typeof name === 'string' ? name.slice(0, 100) : undefined;
+  return typeof name === 'string' ? name : undefined;
 }
 
 /** A refusal before anything ran: GraphQL's answer shape, with the error's HTTP status. */
@@ -143,7 +144,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
     scope.decorateRequest('backofficeCaller', null);
     scope.addHook('onRequest', identifyHook(deps.backoffice, observer));
     scope.addHook('preHandler', async (request) => {
-      observer.note(request).operationName = operationNameOf(request.method === 'GET' ? request.query : request.body);
+      observer.note(request).operationName = requestedOperation(request)?.slice(0, 100); // clipped: for a log line
     });
     scope.addHook('onResponse', async (request, reply) => {
       // An upgrade refused before it happened: its socket is no HTTP connection the server closes
@@ -194,6 +195,10 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
     scope.graphql.addHook('preSubscriptionExecution', async (schema, document) => checkSubscription(schema, document, validationRules));
     scope.graphql.addHook('preExecution', async (_schema, document, context) => {
       const request = context.reply.request;
+      // Over HTTP, graphql-js would run a subscription's resolvers on no event: a 500 for a client's mistake.
+      if (getOperationAST(document, requestedOperation(request))?.operation === 'subscription') {
+        throw new AppError('validation_failed', `a subscription is served over WebSocket at ${BACKOFFICE_PATH} (graphql-transport-ws), not over HTTP`);
+      }
       observer.note(request).operation = operationOf(document, observer.note(request).operationName);
     });
   });
