@@ -1,16 +1,19 @@
-// Placement edges: the price policy compared exactly, against the price the user sent.
+// Placement edges: the price policy compared exactly, against the price the user sent; the
+// frontend endpoint's answer to a subscription sent as an HTTP request.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { bettingFixture } from './betting-fixture.ts';
+import { createTestApp, type TestContext } from './helpers/app.ts';
 
 const MEETING = 779101;
 let f: Awaited<ReturnType<typeof bettingFixture>>;
+let ctx: TestContext;
 before(async () => {
-  f = await bettingFixture(MEETING);
+  [f, ctx] = await Promise.all([bettingFixture(MEETING), createTestApp()]);
 });
-after(() => f.close());
+after(() => Promise.all([f.close(), ctx.close()]));
 
 const win = (runner: number, price: number, stake = 10) => ({
   idempotencyKey: randomUUID(), type: 'WIN', stake, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[runner]], price }],
@@ -25,4 +28,14 @@ test('price policy: a current price below the price seen by any amount is refuse
   // A seen price below the current one by as little is the user's gain: taken at the current price.
   const taken = await f.services.betting.placeBet(f.user(randomUUID()), win(1, 2.99999999));
   assert.deepEqual([taken.status, taken.odds], ['ACCEPTED', 3]);
+});
+
+test('myBetUpdated sent as an HTTP request: BAD_REQUEST saying it is served over WebSocket, not a bet "undefined" not found', async () => {
+  const res = await ctx.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-tenant-id': randomUUID() },
+    payload: JSON.stringify({ query: 'subscription { myBetUpdated { id } }' }) });
+  assert.ok(res.statusCode < 500, res.body);
+  const errors = (res.json() as { errors: Array<{ message: string; extensions: { code: string } }> }).errors;
+  assert.equal(errors.length, 1, res.body);
+  assert.equal(errors[0]!.extensions.code, 'BAD_REQUEST', res.body);
+  assert.match(errors[0]!.message, /WebSocket/);
 });

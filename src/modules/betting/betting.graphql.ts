@@ -132,7 +132,10 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
             return whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId));
           },
           resolve: async (update: BetUpdate, _args: unknown, ctx: MercuriusContext) => {
-            const bet = await deps.betting.getBet(subscriber(ctx), update.bet_id);
+            // Sent as an HTTP request, the operation runs this resolver alone: no connection, no user, no update.
+            const user = (ctx as MercuriusContext & { user?: BettingUser }).user;
+            if (!user) throw new AppError('bad_request', 'myBetUpdated is a subscription: open it over WebSocket (graphql-transport-ws) at /graphql');
+            const bet = await deps.betting.getBet(user, update.bet_id);
             if (!bet) throw new AppError('bet_not_found', `bet ${update.bet_id} is not found`);
             return bet;
           },
