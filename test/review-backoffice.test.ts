@@ -64,3 +64,18 @@ test('a subscription sent over HTTP is a 400 saying it is served over WebSocket,
   const query = await postRaw(client.headers, { query: subscriptions[2]!.query, operationName: 'Q' });
   assert.deepEqual([query.status, query.body.data], [200, { __typename: 'Query' }]);
 });
+
+test('a GET naming no operation of its query (unknown, or none among several) is 400 GRAPHQL_VALIDATION_FAILED, as a POST is, not a 500', async () => {
+  const get = (params: Record<string, string>) => ctx.app.inject({ method: 'GET', url: `${BACKOFFICE}?${new URLSearchParams(params)}`, headers: client.headers });
+  const cases: Array<Record<string, string>> = [{ query: '{ __typename }', operationName: 'Nope' }, { query: 'query A { __typename } query B { __typename }' }];
+  for (const params of cases) {
+    const res = await get(params);
+    const body = res.json() as GraphqlBody;
+    assert.deepEqual([res.statusCode, codes(body), body.data], [400, ['GRAPHQL_VALIDATION_FAILED'], null], res.body.slice(0, 300));
+    const posted = await postRaw(client.headers, params);
+    assert.deepEqual([posted.status, codes(posted.body)], [400, ['GRAPHQL_VALIDATION_FAILED']]);
+    assert.equal(body.errors![0]!.message, posted.body.errors![0]!.message, 'the same words either way');
+  }
+  const named = await get({ query: 'query A { __typename } query B { __typename }', operationName: 'B' });
+  assert.deepEqual([named.statusCode, (named.json() as GraphqlBody).data], [200, { __typename: 'Query' }]);
+});
