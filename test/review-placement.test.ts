@@ -1,19 +1,22 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
-// frontend endpoint's answer to a subscription sent as an HTTP request.
+// frontend endpoint's answer to a subscription sent as an HTTP request; a jwt user's nbf that is
+// not a number.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { bettingFixture } from './betting-fixture.ts';
 import { createTestApp, type TestContext } from './helpers/app.ts';
+import { TestJwks } from './helpers/jwks.ts';
 
 const MEETING = 779101;
 let f: Awaited<ReturnType<typeof bettingFixture>>;
 let ctx: TestContext;
+let jwks: TestJwks;
 before(async () => {
-  [f, ctx] = await Promise.all([bettingFixture(MEETING), createTestApp()]);
+  [f, ctx, jwks] = await Promise.all([bettingFixture(MEETING), createTestApp(), TestJwks.start()]);
 });
-after(() => Promise.all([f.close(), ctx.close()]));
+after(() => Promise.all([f.close(), ctx.close(), jwks.close()]));
 
 const win = (runner: number, price: number, stake = 10) => ({
   idempotencyKey: randomUUID(), type: 'WIN', stake, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[runner]], price }],
@@ -38,4 +41,16 @@ test('myBetUpdated sent as an HTTP request: BAD_REQUEST saying it is served over
   assert.equal(errors.length, 1, res.body);
   assert.equal(errors[0]!.extensions.code, 'BAD_REQUEST', res.body);
   assert.match(errors[0]!.message, /WebSocket/);
+});
+
+test('jwt: an nbf that is not a number is a malformed token, not one "not valid yet"', async () => {
+  const tenantId = (await ctx.tenants.createTenant({ name: 'Nbf' })).tenant_id;
+  await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: jwks.url, clientId: jwks.clientId });
+  const token = await jwks.token(randomUUID(), { now: ctx.clock(), claims: { nbf: 'soon' } });
+  await assert.rejects(ctx.services.users.authenticate({ authorization: `Bearer ${token}`, 'x-tenant-id': tenantId }),
+    (e: unknown) => e instanceof AppError && e.extensions.reason === 'token_malformed' && /"nbf"/.test(e.message));
+  // A numeric nbf beyond the leeway is still not_yet_valid.
+  const early = await jwks.token(randomUUID(), { now: ctx.clock(), nbfIn: 120 });
+  await assert.rejects(ctx.services.users.authenticate({ authorization: `Bearer ${early}`, 'x-tenant-id': tenantId }),
+    (e: unknown) => e instanceof AppError && e.extensions.reason === 'not_yet_valid');
 });

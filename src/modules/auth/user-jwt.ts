@@ -67,7 +67,8 @@ function refusal(error: unknown): unknown {
     return unauthenticated('expired', `the token expired${at} (${LEEWAY_SECONDS} s leeway)`);
   }
   if (error instanceof errors.JWTClaimValidationFailed) {
-    if (error.claim === 'nbf') return unauthenticated('not_yet_valid', `the token is not valid yet (nbf is in the future beyond ${LEEWAY_SECONDS} s leeway)`);
+    // Only a failed time check is "not yet valid"; an nbf that is not a number is malformed (below).
+    if (error.claim === 'nbf' && error.reason === 'check_failed') return unauthenticated('not_yet_valid', `the token is not valid yet (nbf is in the future beyond ${LEEWAY_SECONDS} s leeway)`);
     if (error.reason === 'missing') return unauthenticated('claim_missing', `the token has no ${shown(error.claim)} claim`);
     return unauthenticated('token_malformed', `the token's ${shown(error.claim)} claim is invalid`);
   }
