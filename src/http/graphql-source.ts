@@ -1,6 +1,9 @@
 // mercurius reads a `query` that does not parse as GraphQL as a JSON syntax tree and executes it
 // unchecked (`{"query":"0"}` crashed the executor). Both GraphQL endpoints refuse such a source in
-// their preParsing hook: a client's JSON is never taken for a parsed document.
+// their preParsing hook: a client's JSON is never taken for a parsed document. And a GET naming no
+// operation of its query is answered before mercurius reads it (missingOperation).
+import type { FastifyRequest } from 'fastify';
+import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql';
 
 /** JSON's whitespace (RFC 8259): the only characters JSON.parse skips before a value. */
 const JSON_SPACE = new Set([' ', '\t', '\n', '\r']);
@@ -20,4 +23,31 @@ export function isJsonText(source: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** The operationName a request names (body or query string), whole: the operation to run. */
+export function requestedOperation(request: FastifyRequest): string | undefined {
+  const source = request.method === 'GET' ? request.query : request.body;
+  const name = typeof source === 'object' && source !== null ? (source as { operationName?: unknown }).operationName : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/**
+ * Why a GET's query has no operation to run (an unknown operationName, or none among several), in
+ * graphql-js' words as a POST gets them; undefined when it has one or does not parse (mercurius
+ * answers that). mercurius reads a GET's operation without checking it was found, even for a
+ * document it has cached: both endpoints ask this before it runs, or a client's mistake is a 500.
+ */
+export function missingOperation(request: FastifyRequest, maxTokens: number): string | undefined {
+  const query = (request.query as { query?: unknown } | undefined)?.query;
+  if (typeof query !== 'string') return undefined;
+  let document: DocumentNode;
+  try {
+    document = parse(query, { maxTokens });
+  } catch {
+    return undefined;
+  }
+  const name = requestedOperation(request);
+  if (getOperationAST(document, name) || !document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION)) return undefined;
+  return name === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${name}".`;
 }

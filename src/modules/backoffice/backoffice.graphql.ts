@@ -16,9 +16,9 @@
 // and its connection_init payload must carry the key. The payload's x-api-key and authorization
 // come first, the upgrade's headers fill in what it lacks; a refusal closes the socket with 4401
 // or 4403 (http/graphql-ws.ts).
-import { isJsonText } from '../../http/graphql-source.ts';
+import { isJsonText, missingOperation, requestedOperation } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { getOperationAST, Kind, NoSchemaIntrospectionCustomRule, parse, type DocumentNode } from 'graphql';
+import { getOperationAST, NoSchemaIntrospectionCustomRule, type DocumentNode } from 'graphql';
 import { checkSubscription, checkSubscriptionSource, isUpgrade, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import mercurius from 'mercurius';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -92,32 +92,6 @@ function createObserver(registry: Registry): Observer {
   };
 }
 
-/** The operationName a request names (body or query string), whole: the operation to run. */
-function requestedOperation(request: FastifyRequest): string | undefined {
-  const source = request.method === 'GET' ? request.query : request.body;
-  const name = typeof source === 'object' && source !== null ? (source as { operationName?: unknown }).operationName : undefined;
-  return typeof name === 'string' ? name : undefined;
-}
-
-/**
- * Why a GET's query has no operation to run (an unknown operationName, or none among several), in
- * graphql-js' words as a POST gets them; undefined when it has one or does not parse (mercurius
- * answers that). mercurius reads a GET's operation without checking it was found: a 500 otherwise.
- */
-function missingOperation(request: FastifyRequest): string | undefined {
-  const query = (request.query as { query?: unknown } | undefined)?.query;
-  if (typeof query !== 'string') return undefined;
-  let document: DocumentNode;
-  try {
-    document = parse(query, { maxTokens: MAX_TOKENS });
-  } catch {
-    return undefined;
-  }
-  const name = requestedOperation(request);
-  if (getOperationAST(document, name) || !document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION)) return undefined;
-  return name === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${name}".`;
-}
-
 /** A refusal before anything ran: GraphQL's answer shape, with the error's HTTP status. */
 function refuse(reply: FastifyReply, error: AppError): FastifyReply {
   for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
@@ -164,7 +138,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
     scope.addHook('onRequest', identifyHook(deps.backoffice, observer));
     scope.addHook('preHandler', async (request, reply) => {
       observer.note(request).operationName = requestedOperation(request)?.slice(0, 100); // clipped: for a log line
-      const missing = request.method === 'GET' ? missingOperation(request) : undefined;
+      const missing = request.method === 'GET' ? missingOperation(request, MAX_TOKENS) : undefined;
       if (missing) {
         observer.note(request).codes = ['GRAPHQL_VALIDATION_FAILED'];
         return reply.code(400).send({ data: null, errors: [{ message: missing, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });

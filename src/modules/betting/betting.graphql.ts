@@ -1,7 +1,7 @@
 // The frontend GraphQL endpoint, POST /graphql (mercurius): placeBet, bet(id) and myBets for the
 // signed-in user (docs/betting.md). Every error carries a stable extensions.code; an unexpected
 // one is logged and answered as INTERNAL_SERVER_ERROR without its details.
-import { isJsonText } from '../../http/graphql-source.ts';
+import { isJsonText, missingOperation } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
@@ -65,6 +65,8 @@ export const FRONTEND_SCHEMA = /* GraphQL */ `
 
 /** Tokens a subscription's query may have. */
 const MAX_SUBSCRIPTION_TOKENS = 2000;
+/** Tokens of a GET's query parsed to find its operation: more than a URL holds (Node's 16 KB header limit). */
+const MAX_QUERY_TOKENS = 20_000;
 
 /** Who is asking: user authentication reads the request's headers. */
 export interface UserAuthenticator {
@@ -105,10 +107,22 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
   return { statusCode: reachedResolvers ? 200 : 400, response: { data: execution.data ?? null, errors } };
 }
 
+/** The user of a subscription, identified once by its connection_init (onConnect). */
+const subscriber = (ctx: MercuriusContext) => (ctx as MercuriusContext & { user: BettingUser }).user;
+
 export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
+  // Its own plugin context, as the back-office's: the hook below is for /graphql alone.
+  await app.register(async (scope) => {
+    scope.addHook('preHandler', async (request, reply) => {
+      const missing = request.method === 'GET' ? missingOperation(request, MAX_QUERY_TOKENS) : undefined;
+      if (missing) return reply.code(400).send({ data: null, errors: [{ message: missing, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
+    });
+    await registerEndpoint(scope, deps);
+  });
+}
+
+async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
   const user = (ctx: MercuriusContext) => deps.users.authenticate(ctx.reply.request.headers);
-  /** The user of a subscription, identified once by its connection_init (onConnect). */
-  const subscriber = (ctx: MercuriusContext) => (ctx as MercuriusContext & { user: BettingUser }).user;
   await app.register(mercurius, {
     schema: FRONTEND_SCHEMA,
     path: '/graphql',

@@ -1,6 +1,6 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
-// frontend endpoint's answer to a subscription sent as an HTTP request; a jwt user's nbf that is
-// not a number.
+// frontend endpoint's answer to a subscription sent as an HTTP request and to a GET naming no
+// operation of its query; a jwt user's nbf that is not a number.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -41,6 +41,19 @@ test('myBetUpdated sent as an HTTP request: BAD_REQUEST saying it is served over
   assert.equal(errors.length, 1, res.body);
   assert.equal(errors[0]!.extensions.code, 'BAD_REQUEST', res.body);
   assert.match(errors[0]!.message, /WebSocket/);
+});
+
+test('a GET naming no operation of its query is 400 GRAPHQL_VALIDATION_FAILED, even for a document already run: never a 500', async () => {
+  const get = (params: Record<string, string>) => ctx.app.inject({ method: 'GET', url: `/graphql?${new URLSearchParams(params)}` });
+  const query = 'query A { __typename } query B { __typename }';
+  const named = await get({ query, operationName: 'B' }); // now in mercurius's cache of documents
+  assert.deepEqual([named.statusCode, named.json().data], [200, { __typename: 'Query' }], named.body);
+  for (const [params, message] of [[{ query, operationName: 'Nope' }, 'Unknown operation named "Nope".'],
+    [{ query }, 'Must provide operation name if query contains multiple operations.']] as const) {
+    const res = await get(params);
+    assert.deepEqual([res.statusCode, res.json().errors.map((e: { message: string; extensions: { code: string } }) => [e.extensions.code, e.message])],
+      [400, [['GRAPHQL_VALIDATION_FAILED', message]]], res.body);
+  }
 });
 
 test('jwt: an nbf that is not a number is a malformed token, not one "not valid yet"', async () => {
