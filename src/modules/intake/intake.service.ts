@@ -2,7 +2,7 @@
 // idempotently in one set-based statement; read a race's bets back; and write the bets placed
 // through wagerline to the same store (placed-bets.ts). Never imports Fastify.
 import type { Config } from '../../config.ts';
-import { withTransaction, type Pool } from '../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { AppError, problemSentence } from '../../errors.ts';
 import type { CursorCodec } from '../../http/cursor.ts';
 import type { Principal } from '../auth/tokens.service.ts';
@@ -14,6 +14,7 @@ import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
 import { MAX_LEG } from './validate-bet.ts';
 import { isObject, MAX_RACE_NUMBER, positiveInteger } from '../../racing/values.ts';
+import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 
 export interface UploadResult {
   meeting_id: number;
@@ -166,7 +167,7 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     /** Bets placed through wagerline, written inside the caller's open transaction (placed-bets.ts). */
     reportPlacedBets,
     /** Meetings written to the catalogue: their bets' racing day and deadlines follow, in the caller's transaction. */
-    refreshRacingDays,
+    refreshRacingDays: (tx: Queryable, meetingIds: number[]) => refreshRacingDays(tx, meetingIds, PLACED_SOURCE),
   };
 }
 

@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { buildBet } from '../../../test/factories/bet-factory.ts';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
 import { lockRace, upsertBets } from './intake.queries.ts';
+import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { lockMeetingShared, refreshRacingDays } from './racing-days.queries.ts';
 import { validateBatch } from './validate-batch.ts';
 
@@ -98,7 +99,7 @@ test('an upload while an import of its meeting is between its re-dating and its 
   try {
     await importing.query(`INSERT INTO meetings (meeting_id, meeting_date, venue, jurisdiction, code, imported_at)
                            VALUES (8805, '2024-05-01', 'Randwick', 'NSW', 'T', now())`);
-    await refreshRacingDays(importing, [8805]);
+    await refreshRacingDays(importing, [8805], PLACED_SOURCE);
     pending = upload(8805, 1, 'RD-5');
     await someoneWaits();
   } finally {

@@ -17,6 +17,9 @@
 // use the two-key form of advisory locks: a space of their own, apart from the race locks.
 import type { Queryable } from '../../db/pool.ts';
 
+/** Whether row b is late against deadline d ($2: the source of bets placed through wagerline, never late). */
+const LATE = 'b.source <> $2 AND b.last_received_at > d.deadline_at';
+
 const MEETING_KEY = (param: string) => `hashtext('reporting_meeting'), hashtext(${param}::bigint::text)`;
 
 /** The upload side: the meeting's lock, shared, until the transaction ends. Take it after lockRace. */
@@ -40,7 +43,7 @@ async function lockMeetings(db: Queryable, meetingIds: number[]): Promise<void> 
  * `late`: received after it) of every row of the racing days touched, before and after, for each
  * tenant in its own time zone. Returns how many rows changed day and how many changed deadline.
  */
-export async function refreshRacingDays(db: Queryable, meetingIds: number[]): Promise<{ moved: number; deadlines: number }> {
+export async function refreshRacingDays(db: Queryable, meetingIds: number[], placedSource: string): Promise<{ moved: number; deadlines: number }> {
   if (!meetingIds.length) return { moved: 0, deadlines: 0 };
   // Before any statement below takes its snapshot: an upload of these meetings still running has
   // committed by then, and one that starts later waits for this transaction and reads the new date.
@@ -60,12 +63,14 @@ export async function refreshRacingDays(db: Queryable, meetingIds: number[]): Pr
      SELECT (SELECT count(*) FROM moved)::int AS moved,
             ARRAY(SELECT racing_day::text FROM old UNION SELECT meeting_date::text FROM meetings WHERE meeting_id = ANY($1::bigint[])) AS days`,
     [meetingIds]);
+  // A bet placed through wagerline is never late (docs/reports.md): it is written when it happens,
+  // and a settlement or cancellation after the deadline is not an upload the operator owed in time.
   const { rowCount } = await db.query(
-    `UPDATE reported_bets b SET deadline_at = d.deadline_at, late = b.last_received_at > d.deadline_at
+    `UPDATE reported_bets b SET deadline_at = d.deadline_at, late = ${LATE}
        FROM (SELECT t.tenant_id, day, catalogue_upload_deadline(day, t.timezone) AS deadline_at
                FROM tenants t CROSS JOIN unnest($1::date[]) AS day) d
       WHERE b.tenant_id = d.tenant_id AND b.racing_day = d.day
-        AND (b.deadline_at IS DISTINCT FROM d.deadline_at OR b.late IS DISTINCT FROM (b.last_received_at > d.deadline_at))`,
-    [moved!.days]);
+        AND (b.deadline_at IS DISTINCT FROM d.deadline_at OR b.late IS DISTINCT FROM (${LATE}))`,
+    [moved!.days, placedSource]);
   return { moved: moved!.moved, deadlines: rowCount ?? 0 };
 }
