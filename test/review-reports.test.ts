@@ -7,6 +7,7 @@ import { withTransaction } from '../src/db/pool.ts';
 import type { Principal } from '../src/modules/auth/tokens.service.ts';
 import type { BetRow, LegRow } from '../src/modules/betting/betting.queries.ts';
 import { placedBetReport } from '../src/modules/betting/placed-report.ts';
+import { buildBet } from './factories/bet-factory.ts';
 import { testClock } from './helpers/app.ts';
 import { bettingFixture } from './betting-fixture.ts';
 
@@ -46,4 +47,19 @@ test('a placed bet settled days after its racing day stays out of the late-uploa
   assert.deepEqual(rows, [{ late: false }], 'a placed bet is written when it happens: never late (docs/reports.md)');
   const late = await f.services.reports.lateUploads(uploader, { from: today, to: today });
   assert.deepEqual(late.rows.filter((r) => r.client_id === 'wagerline'), []);
+});
+
+test('a multi whose last leg is received in another currency: its amount is reported in that currency, never added to the first leg\'s', async () => {
+  clock.set(new Date());
+  const multi = (leg: number, currency: string) => buildBet({
+    id: 'CUR-1', type: 'multi', leg, time: new Date().toISOString(), runner_number: leg, status: leg === 1 ? 'Unresulted' : 'Paid',
+    amount: 10, payout: 0, net_result: undefined, price: 2, currency,
+  });
+  await f.services.intake.upload(uploader, 2, { meeting_id: MEETING, race_number: 1, bets: [multi(1, 'AUD')] });
+  clock.advance(60_000);
+  // The operator's corrected last leg says NZD: the 10 taken is NZ dollars.
+  await f.services.intake.upload(uploader, 2, { meeting_id: MEETING, race_number: 2, bets: [multi(2, 'NZD')] });
+  const got = await f.services.reports.turnover(uploader, { from: today, to: today, group_by: 'source' });
+  const tab = got.rows.filter((r) => r.source === 'TAB').map((r) => [r.currency, r.bets, r.turnover]);
+  assert.deepEqual(tab, [['NZD', 1, '10.00']]);
 });

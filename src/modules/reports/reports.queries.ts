@@ -51,7 +51,8 @@ export const GROUP_KEYS = {
   medium: 'b.medium',
   date: 'b.racing_day::text',
   tenant_id: 'b.tenant_id',
-  currency: 'b.currency',
+  // The currency of the amounts: from the leg the money comes from (below), never another leg's.
+  currency: 'x.currency',
 } as const;
 export type GroupKey = keyof typeof GROUP_KEYS;
 
@@ -120,11 +121,11 @@ WITH counted AS (
   -- reported (a multi's last leg is uploaded once the whole bet is resulted).
   CROSS JOIN LATERAL (
     SELECT s.status IN ('Cancelled', 'FullRefund') AS void, s.amount, coalesce(s.payout, 0) AS payout,
-           coalesce(s.bet_back_amount, 0) AS bet_back_amount
-    FROM (SELECT b.status, b.amount, b.payout, b.bet_back_amount, b.last_received_at, b.leg
+           coalesce(s.bet_back_amount, 0) AS bet_back_amount, s.currency
+    FROM (SELECT b.status, b.amount, b.payout, b.bet_back_amount, b.currency, b.last_received_at, b.leg
           WHERE b.bet_type NOT IN ${MULTI_ROW_TYPES}
           UNION ALL
-          (SELECT l.status, l.amount, l.payout, l.bet_back_amount, l.last_received_at, l.leg
+          (SELECT l.status, l.amount, l.payout, l.bet_back_amount, l.currency, l.last_received_at, l.leg
            FROM reported_bets l
            WHERE b.bet_type IN ${MULTI_ROW_TYPES}
              AND l.tenant_id = b.tenant_id AND l.source = b.source AND l.bet_id = b.bet_id
