@@ -63,3 +63,17 @@ test('a multi whose last leg is received in another currency: its amount is repo
   const tab = got.rows.filter((r) => r.source === 'TAB').map((r) => [r.currency, r.bets, r.turnover]);
   assert.deepEqual(tab, [['NZD', 1, '10.00']]);
 });
+
+test('a placed bet\'s later report wins even from a process whose clock is behind: settled, never left Unresulted', async () => {
+  clock.set(new Date());
+  const bet = await f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1]], price: 3 }],
+  });
+  const { bet: row, legs } = await stored(bet.id);
+  // Settled by another host whose clock is 2 s behind the one that took the bet: its write still
+  // comes after the take's (each bet's reports are written in order, under the bet's row lock).
+  const behind = new Date(row.updated_at.getTime() - 2000);
+  await withTransaction(f.db.pool, (tx) => f.services.intake.reportPlacedBets(tx, [placedBetReport(row, legs, 'Paid', '30.00')], behind));
+  const { rows } = await f.db.pool.query('SELECT status, payout::text, revision FROM reported_bets WHERE bet_id = $1', [bet.id]);
+  assert.deepEqual(rows, [{ status: 'Paid', payout: '30.000000', revision: 2 }]);
+});

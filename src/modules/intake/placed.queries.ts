@@ -57,7 +57,7 @@ WITH input AS (
 ), versions AS (
   SELECT ${VERSION_COLUMNS.map((c) => `${DERIVED[c] ?? `i.${c}`} AS ${c}`).join(', ')}
   FROM dated i JOIN days d ON d.racing_day = i.racing_day AND d.timezone = i.timezone
-), ${storeVersions('$1::timestamptz')}
+), ${storeVersions('$1::timestamptz', 'in order') /* each bet's versions are written under its row's lock, in order */}
 SELECT (SELECT count(*) FROM versions)::int AS rows, ${STORED_COUNTS}`;
 
 export interface PlacedStoreResult {

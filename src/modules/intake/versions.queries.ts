@@ -16,17 +16,23 @@ export const ALL = [...KEY, ...CONTENT, 'api_version', 'client_id', 'first_recei
 /** The columns a `versions` CTE must give, in any order: every column but revision. */
 export const VERSION_COLUMNS = ALL.filter((c) => c !== 'revision');
 
+const RECEIVED_LATER = `    -- A version received before the stored one (two uploads of a race, the later received first
+    -- to get the race's lock) never replaces it.
+    AND b.last_received_at <= excluded.last_received_at`;
+
 /**
  * The CTEs `up` and `hist` that store the rows of a CTE named `versions` (every column but revision)
  * at `receivedAt` (an SQL expression). `up` inserts a new bet at revision 1 and updates a changed
- * one (unless the stored version was received later) to the next revision, in key order so that
+ * one (unless the stored version was received later — `writes` 'by receipt', the upload's case;
+ * 'in order': the caller writes each bet's versions in their order, and the latest written wins
+ * whatever the writers' clocks say) to the next revision, in key order so that
  * two writers of overlapping rows lock them in the same order (no deadlocks); it returns (tenant_id, source, bet_id, leg, revision, late,
  * racing_day, deadline_at) of the rows written. `hist` copies each version that `up` replaced to
  * reported_bet_revisions: reported_bets read there is the statement's snapshot. If another
  * transaction changed a row after that snapshot, the revision numbers do not line up and fewer
  * revisions than updates are copied: the caller compares the two and retries.
  */
-export function storeVersions(receivedAt: string): string {
+export function storeVersions(receivedAt: string, writes: 'by receipt' | 'in order' = 'by receipt'): string {
   return `up AS (
   INSERT INTO reported_bets AS b (${ALL.join(', ')})
   SELECT ${VERSION_COLUMNS.map((c) => `v.${c}`).join(', ')}, 1
@@ -36,9 +42,7 @@ export function storeVersions(receivedAt: string): string {
     ${[...CONTENT, ...RECEIPT].map((c) => `${c} = excluded.${c}`).join(', ')},
     revision = b.revision + 1
   WHERE (${CONTENT.map((c) => `b.${c}`).join(', ')}) IS DISTINCT FROM (${CONTENT.map((c) => `excluded.${c}`).join(', ')})
-    -- A version received before the stored one (two uploads of a race, the later received first
-    -- to get the race's lock) never replaces it.
-    AND b.last_received_at <= excluded.last_received_at
+${writes === 'by receipt' ? RECEIVED_LATER : ''}
   RETURNING b.tenant_id, b.source, b.bet_id, b.leg, b.revision, b.late, b.racing_day, b.deadline_at
 ), hist AS (
   -- OFFSET 0 keeps the lateral probe a per-row primary-key lookup, only for the rows that changed.
