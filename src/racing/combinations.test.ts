@@ -33,6 +33,9 @@ test('worked examples: win, standouts, boxes, multi-race and multis', () => {
     [['DAILY_DOUBLE', [[[1, 2]], [[3, 4]]], false], 4],
     [['MULTI', [[[1]], [[5]], [[2]]], false], 1],
     [['MULTI', Array.from({ length: 10 }, (_, i) => [[i + 1]]), false], 1],
+    // The largest standout a selection may hold (40 runners in each position): 40 × 39 × 38 × 37.
+    [['FIRST_FOUR', [Array(4).fill(Array.from({ length: 40 }, (_, i) => i + 1))], false], 2_193_360],
+    [['FIRST_FOUR', [[[1, 2], [1, 2, 3], [2, 3, 4], [1, 4, 5, 6]]], false], 18],
   ];
   for (const [args, expected] of cases) {
     assert.equal(selectionProblem(...args), undefined, JSON.stringify(args));
