@@ -18,7 +18,7 @@ test('a single: its whole return while its race is undecided; refused once decid
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open()]], true)), { mostCents: 2500n }, 'a bonus bet: its winnings only');
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', final([[4]])]])), { refusal: 'its race has a final result: the bet is being settled' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', open([[4, late('0')]])]])), { refusal: 'its runner is scratched: the bet is refunded' });
-  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'abandoned' }]])), { refusal: 'the race of leg 1 was abandoned: the bet is refunded' });
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'abandoned' }]])), { refusal: 'its race was abandoned: the bet is refunded' });
   assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', { ...open(), status: 'interim' }]])), { refusal: 'its race has an interim result: the bet is settled on its final result' });
 });
 
@@ -34,7 +34,7 @@ test('late deductions declared after a leg was struck bound the cash out as they
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open([[7, late('20')]])]])), { mostCents: 10200n });
 });
 
-test('a multi: legs won at their deducted odds and dead-heat share, scratched legs at 1.00, a lost leg refuses', () => {
+test('a multi: legs won at their deducted odds and dead-heat share, void legs at 1.00, a lost leg refuses', () => {
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open()]])), { mostCents: 12000n });
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', final([[1, 5]])], [2, '4', open()]])), { mostCents: 6000n }, '10 × ½ × 3 × 4');
   // A 20% deduction after the bet: 1 + (3 − 1) × 0.8 = 2.6; 10 × 2.6 × 4.
@@ -42,7 +42,13 @@ test('a multi: legs won at their deducted odds and dead-heat share, scratched le
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', final([[5], [1]])], [2, '4', open()]])), { refusal: 'leg 1 has lost: the bet returns nothing' });
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open([[1, late('0')]])], [2, '4', open()]])), { mostCents: 4000n }, 'a scratched leg counts 1.00');
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open([[1, late('0')]])], [2, '4', open([[2, late('0')]])]])),
-    { refusal: 'every runner is scratched: the bet is refunded' });
+    { refusal: 'every leg is void (runner scratched or race abandoned): the bet is refunded' });
+  const abandoned = { ...open(), status: 'abandoned' as const };
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', abandoned], [2, '4', open()]])), { mostCents: 4000n }, 'an abandoned leg counts 1.00');
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', abandoned], [2, '4', open([[2, late('0')]])]])),
+    { refusal: 'every leg is void (runner scratched or race abandoned): the bet is refunded' });
+  assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', abandoned], [2, '4', final([[2]])]])),
+    { refusal: 'every leg still in play has a final result: the bet is being settled' });
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', open()], [2, '4', open()]], true)), { mostCents: 11000n }, 'a bonus multi: winnings only');
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', { ...open(), status: 'interim' }], [2, '4', open()]])),
     { refusal: 'the race of leg 1 has an interim result: cash out waits for its final result' });

@@ -46,11 +46,11 @@ test('null: no final result, a scratched runner, an abandoned race, no place bet
   assert.equal(legDividend(bet('PLACE', [{ selections: [[4]], price: '1.5' }]), 0, [race([[4]], { placesPaid: 0 })]), null);
 });
 
-test('a multi: each leg its own price when its runner won; an abandoned race voids every leg', () => {
+test('a multi: each leg its own price when its runner won; an abandoned race voids its own leg only', () => {
   const multi = bet('MULTI', [{ selections: [[1]], price: '2.00' }, { selections: [[5]], price: '4.00' }]);
   assert.deepEqual([0, 1].map((i) => legDividend(multi, i, [race([[1]]), race([[3], [5]])])), ['2.00', '0.00']);
   assert.deepEqual([0, 1].map((i) => legDividend(multi, i, [race([[1]]), race(null)])), ['2.00', null]);
-  assert.deepEqual([0, 1].map((i) => legDividend(multi, i, [race([[1]]), race(null, { status: 'abandoned' })])), [null, null]);
+  assert.deepEqual([0, 1].map((i) => legDividend(multi, i, [race([[1]]), race(null, { status: 'abandoned' })])), ['2.00', null]);
 });
 
 test('exotics: the dividend of the winning combination the bet covers; a dead heat adds both', () => {

@@ -7,9 +7,9 @@
 // - tote legs (exotics): the sum of the dividends declared for the winning combinations the bet
 //   covers (one, or several in a dead heat); "0.00" when it covers none. A QUADDIE or DAILY_DOUBLE
 //   has one dividend, declared on its last race: it is shown on the last leg;
-// - null while the race has no final result, when the leg was refunded (scratched runner,
-//   abandoned race, no place betting), on the earlier legs of a multi-race tote bet, and when the
-//   result lacks the dividend.
+// - null while the race has no final result, when the leg was refunded or void (scratched runner,
+//   abandoned race, no place betting), on every leg of a multi-race tote bet with an abandoned race
+//   and on the earlier legs of one, and when the result lacks the dividend.
 import { KIND_RULES, type BetKind } from './bet-kinds.ts';
 import { combinations as countOf } from './combinations.ts';
 import { add, decimalText, ZERO, type Fraction } from './exact.ts';
@@ -103,6 +103,9 @@ function toteLeg(bet: DividendBet, index: number, facts: Array<RaceFacts | undef
 /** The dividend of leg `index` of `bet`, given the facts of each leg's race (same order). */
 export function legDividend(bet: DividendBet, index: number, facts: Array<RaceFacts | undefined>): string | null {
   const leg = bet.legs[index];
-  if (!leg || facts.some((race) => race?.status === 'abandoned')) return null;
-  return KIND_RULES[bet.kind].pricing === 'fixed' ? fixedLeg(bet, leg, facts[index]) : toteLeg(bet, index, facts);
+  if (!leg) return null;
+  // A fixed-odds leg stands on its own race (a multi's abandoned leg is void, its others paid on);
+  // a multi-race tote bet with an abandoned race is refunded whole.
+  if (KIND_RULES[bet.kind].pricing === 'fixed') return fixedLeg(bet, leg, facts[index]);
+  return facts.some((race) => race?.status === 'abandoned') ? null : toteLeg(bet, index, facts);
 }

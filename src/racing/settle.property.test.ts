@@ -87,12 +87,15 @@ test('fixed odds: the payout is the exact amount rounded down once, at least the
     }), fuzzRuns(500));
 });
 
-test('multis: scratched legs are neutral, a lost leg loses, an unfinished race keeps the bet open', () => {
+test('multis: void legs (scratched, abandoned) are neutral, a lost leg loses, an unfinished race in play keeps the bet open', () => {
   const leg = fc.record({ placings: placingsArb, runner: fc.integer({ min: 1, max: 9 }), price: fc.bigInt({ min: 101n, max: 5_000n }), late: scratchingsArb });
   fc.assert(fc.property(fc.array(leg, { minLength: 1, maxLength: 4 }), fc.nat({ max: 3 }), fc.bigInt({ min: 1n, max: 10n ** 7n }), fc.boolean(), fc.nat(),
     (legs, scratchedLegs, stake, bonus, openAt) => {
       const live = legs.map((l) => [l.runner, text(l.price, 2), race({ placings: l.placings, scratched: toScratched(l.late) })] as [number, string, ReturnType<typeof race>]);
-      const scratched = range(1, scratchedLegs).map(() => [30, '9.99', race({ scratched: { 30: scratching(BEFORE, '50.00', null) } })] as [number, string, ReturnType<typeof race>]);
+      // Void legs, alternately a scratched runner and an abandoned race (any result it had is moot).
+      const scratched = range(1, scratchedLegs).map((i) => (i % 2 === 1
+        ? [30, '9.99', race({ scratched: { 30: scratching(BEFORE, '50.00', null) } })]
+        : [1, '9.99', race({ status: 'abandoned', placings: null })]) as [number, string, ReturnType<typeof race>]);
       const verdict = settle(multi(stake, [...scratched, ...live], { bonus }));
       const winners = legs.map((l) => spans(l.placings).get(l.runner)?.[0] === 1);
       assert.equal(verdict.state, 'settled');
@@ -102,8 +105,8 @@ test('multis: scratched legs are neutral, a lost leg loses, an unfinished race k
         const win = settle(single('WIN', stake, legs[0]!.runner, text(legs[0]!.price, 2), live[0]![2], { bonus }));
         assert.deepEqual({ ...verdict, reason: '' }, { ...win, reason: '' });
       }
-      const unfinished = [...scratched, ...live].map((l, i) => (i === openAt % (scratched.length + live.length) ? [l[0], l[1], { ...l[2], status: 'interim' }] as typeof l : l));
-      assert.deepEqual(settle(multi(stake, unfinished, { bonus })), { state: 'open' });
+      const unfinished = live.map((l, i) => (i === openAt % live.length ? [l[0], l[1], { ...l[2], status: 'interim' }] as typeof l : l));
+      assert.deepEqual(settle(multi(stake, [...scratched, ...unfinished], { bonus })), { state: 'open' });
     }), fuzzRuns(300));
 });
 

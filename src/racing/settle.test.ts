@@ -109,9 +109,12 @@ test('multis: the product of the legs; a scratched leg is 1.00, a lost leg loses
     ['odd cents: $0.07 × 1.11 × 3.00 = $0.2331, 23c', multi(7n, [[1, '1.11', final], [1, '3.00', final]]), won(23n)],
     ['a leg not final: open', multi(1000n, [[1, '2.00', final], [1, '3.00', race({ status: 'interim', placings: [[1]] })]]), open],
     ['a lost leg while another is not final: open, no early loss', multi(1000n, [[2, '2.00', final], [1, '3.00', race({ status: 'closed' })]]), open],
-    ['a scratched leg whose race is not final yet: open until it is', multi(1000n, [[1, '2.00', final], [5, '3.00', scratched5('open')]]), open],
-    ['a scratched leg whose race is then abandoned: refunded', multi(1000n, [[1, '2.00', final], [5, '3.00', scratched5('abandoned')]]), refund('race_abandoned')],
-    ['a leg abandoned: refunded in full, even with a lost leg', multi(1000n, [[2, '2.00', final], [1, '3.00', race({ status: 'abandoned' })]]), refund('race_abandoned')],
+    ['a scratched leg whose race is not final yet: settled on the legs in play, $10 × 2.00', multi(1000n, [[1, '2.00', final], [5, '3.00', scratched5('open')]]), won(2000n)],
+    ['a scratched leg whose race is then abandoned: void either way, $10 × 2.00', multi(1000n, [[1, '2.00', final], [5, '3.00', scratched5('abandoned')]]), won(2000n)],
+    ['a leg abandoned counts 1.00: $10 × 2.00 × 1.50 = $30.00', multi(1000n, [[1, '2.00', final], [1, '3.00', race({ status: 'abandoned' })], [1, '1.50', final]]), won(3000n)],
+    ['a leg abandoned does not refund a lost multi', multi(1000n, [[2, '2.00', final], [1, '3.00', race({ status: 'abandoned' })]]), lost()],
+    ['a leg abandoned while another is not final: open', multi(1000n, [[1, '2.00', race({ status: 'closed' })], [1, '3.00', race({ status: 'abandoned' })]]), open],
+    ['every leg void (one abandoned, one scratched): refunded', multi(1000n, [[5, '2.00', scratched5()], [1, '3.00', race({ status: 'abandoned' })]]), refund('race_abandoned')],
   ]);
 });
 

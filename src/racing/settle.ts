@@ -49,13 +49,17 @@ function settleSingle(bet: SettleBet): Verdict {
   return { state: 'settled', won: true, payoutCents: paid(stakeInPlay, odds, bet.bonus), partialRefundCents: 0n, reason: shares < of ? 'dead_heat' : 'won' };
 }
 
-/** A multi: the product of its legs; a scratched leg counts 1.00, a lost leg loses the bet. Settled
- * once every leg's race is final, a scratched leg's too: until then that race may still be abandoned. */
+/** Whether a multi's leg is void (it counts 1.00): its runner scratched, or its race abandoned. */
+export function voidLeg(leg: SettleBet['legs'][number]): boolean {
+  return leg.race.status === 'abandoned' || leg.race.scratched.has(leg.selections[0]![0]!);
+}
+
+/** A multi: the product of its legs; a void leg (runner scratched, race abandoned) counts 1.00, a
+ * lost leg loses the bet, every leg void refunds it. Settled once every leg still in play is final. */
 function settleMulti(bet: SettleBet): Verdict {
-  if (bet.legs.some((l) => l.race.status === 'abandoned')) return { state: 'refund', reason: 'race_abandoned' };
-  const live = bet.legs.filter((l) => !l.race.scratched.has(l.selections[0]![0]!));
-  if (live.length === 0) return { state: 'refund', reason: 'runner_scratched' };
-  if (bet.legs.some((l) => l.race.status !== 'final' || !l.race.placings)) return { state: 'open' };
+  const live = bet.legs.filter((l) => !voidLeg(l));
+  if (live.length === 0) return { state: 'refund', reason: bet.legs.some((l) => l.race.status === 'abandoned') ? 'race_abandoned' : 'runner_scratched' };
+  if (live.some((l) => l.race.status !== 'final' || !l.race.placings)) return { state: 'open' };
   const shares: Fraction[] = [];
   const odds: Fraction[] = [];
   for (const leg of live) {

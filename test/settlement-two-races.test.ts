@@ -164,10 +164,9 @@ test('two races, any bet, cash or bonus, any events: the wallet moved each balan
   }), fuzzRuns(60));
 });
 
-// Australian fixed-odds multi rules void an abandoned leg as they void a scratched one (it counts
-// 1.00 and the multi stands on its other legs); docs/settlement.md refunds the whole multi instead,
-// so a multi whose first leg has lost gets its stake back when a later race is abandoned.
-test('a multi with an abandoned leg stands on its other legs: paid on the winner, lost on the loser', { todo: 'docs/settlement.md refunds every multi with an abandoned leg, a policy to change with the product owner: racing/settle.ts settleMulti, cash-out.ts and leg-dividend.ts would void the leg as a scratched one' }, async () => {
+// A multi's abandoned leg is void, as a scratched one (docs/settlement.md): it counts 1.00 and the
+// multi stands on its other legs, paid on a winner, lost on a loser (never refunded).
+test('a multi with an abandoned leg stands on its other legs: paid on the winner, lost on the loser', async () => {
   const meetingId = nextMeeting++;
   await meeting(meetingId);
   const multi = async (runner: number) => {
