@@ -1,8 +1,8 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
 // frontend endpoint's answer to a subscription sent as an HTTP request and to a GET naming no
-// operation of its query; a jwt user's nbf that is not a number.
+// operation of its query; a jwt user's nbf that is not a number, and a tenant key too small for RS256.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
+import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { bettingFixture } from './betting-fixture.ts';
@@ -66,4 +66,23 @@ test('jwt: an nbf that is not a number is a malformed token, not one "not valid 
   const early = await jwks.token(randomUUID(), { now: ctx.clock(), nbfIn: 120 });
   await assert.rejects(ctx.services.users.authenticate({ authorization: `Bearer ${early}`, 'x-tenant-id': tenantId }),
     (e: unknown) => e instanceof AppError && e.extensions.reason === 'not_yet_valid');
+});
+
+test('jwt: a tenant key under 2048 bits is refused as key_too_small (a 401 naming the operator\'s fault), not a 500', async () => {
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+  const kid = 'small-key';
+  jwks.keys.push({ kid, alg: 'RS256', publicKey: publicKey as never, privateKey: privateKey as never,
+    publicJwk: { ...publicKey.export({ format: 'jwk' }), kid, alg: 'RS256', use: 'sig' } });
+  const tenantId = (await ctx.tenants.createTenant({ name: 'Small key' })).tenant_id;
+  await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: jwks.url, clientId: jwks.clientId });
+  // Signed by hand: jose itself refuses to sign with such a key.
+  const userId = randomUUID();
+  const now = Math.floor(ctx.clock().getTime() / 1000);
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const signed = `${part({ alg: 'RS256', kid })}.${part({ client_id: jwks.clientId, token_use: 'access', username: userId, aud: userId, iat: now, exp: now + 600 })}`;
+  const token = `${signed}.${sign('sha256', Buffer.from(signed), privateKey).toString('base64url')}`;
+  const res = await ctx.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-tenant-id': tenantId, authorization: `Bearer ${token}` },
+    payload: JSON.stringify({ query: '{ myBets { bets { id } } }' }) });
+  const error = (res.json() as { errors: Array<{ extensions: { code: string; reason?: string } }> }).errors[0]!;
+  assert.deepEqual([error.extensions.code, error.extensions.reason], ['UNAUTHENTICATED', 'key_too_small'], res.body);
 });

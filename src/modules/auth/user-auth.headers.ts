@@ -19,7 +19,7 @@ export interface UserMetadata {
 /** Why a frontend user was refused: `extensions.reason` of user_unauthenticated (docs/frontend.md). */
 export type UserAuthReason =
   | 'token_missing' | 'token_malformed' | 'tenant_unknown' | 'tenant_disabled' | 'tenant_not_configured' | 'alg_not_allowed'
-  | 'kid_missing' | 'unknown_kid' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'claim_missing'
+  | 'kid_missing' | 'unknown_kid' | 'key_too_small' | 'bad_signature' | 'expired' | 'not_yet_valid' | 'claim_missing'
   | 'wrong_client_id' | 'tenant_mismatch' | 'wrong_token_use' | 'username_not_uuid' | 'wrong_audience'
   | 'aud_username_mismatch' | 'metadata_missing' | 'metadata_invalid';
 

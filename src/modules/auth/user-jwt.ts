@@ -43,6 +43,16 @@ export interface JwtVerifierOptions {
 
 class KeySetUnavailable extends Error {}
 
+/** The tenant's key for the token's kid is RSA under 2048 bits: RS256 refuses it (jose throws a TypeError). */
+class KeyTooSmall extends Error {}
+
+const MIN_RSA_BITS = 2048;
+
+function rsaBits(key: unknown): number | undefined {
+  const algorithm = (key as { algorithm?: { modulusLength?: unknown } } | null)?.algorithm;
+  return typeof algorithm?.modulusLength === 'number' ? algorithm.modulusLength : undefined;
+}
+
 /** Safe to echo in a message or a header: a short code, no spaces, quotes or line breaks. */
 const shown = (value: unknown) => (typeof value === 'string' && /^[A-Za-z0-9_.-]{1,32}$/.test(value) ? `"${value}"` : 'another value');
 
@@ -57,6 +67,9 @@ function keySetUnavailable(cause: unknown): AppError {
 /** Maps a jose error of jwtVerify to the one reason the user is refused. */
 function refusal(error: unknown): unknown {
   if (error instanceof KeySetUnavailable) return keySetUnavailable(error.cause);
+  if (error instanceof KeyTooSmall) {
+    return unauthenticated('key_too_small', `the tenant's key for this kid is RSA under ${MIN_RSA_BITS} bits, which ${ALLOWED_ALG} does not accept (the operator should rotate to a larger key)`);
+  }
   if (error instanceof errors.JWKSNoMatchingKey) return unauthenticated('unknown_kid', 'no key of the tenant\'s JWKS has this token\'s kid');
   if (error instanceof errors.JWKSMultipleMatchingKeys) return unauthenticated('unknown_kid', 'several keys of the tenant\'s JWKS have this token\'s kid');
   if (error instanceof errors.JWSSignatureVerificationFailed) return unauthenticated('bad_signature', 'the token\'s signature does not verify with the tenant\'s key');
@@ -118,13 +131,20 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
       ...(tenant.publicOnly && { [customFetch]: publicOnlyFetch }),
     });
     const getKey: JWTVerifyGetKey = async (header, token) => {
+      let key;
       try {
-        return await remote(header, token);
+        key = await remote(header, token);
       } catch (error) {
         if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
         options.log?.('tenant JWKS unavailable: check its jwks_url', { module: 'user-auth', tenant: tenant.tenantId, jwks_url: tenant.jwksUrl, err: String(error) });
         throw new KeySetUnavailable('JWKS unavailable', { cause: error });
       }
+      const bits = rsaBits(key);
+      if (bits !== undefined && bits < MIN_RSA_BITS) {
+        options.log?.('tenant JWKS key too small for RS256: the operator should rotate it', { module: 'user-auth', tenant: tenant.tenantId, kid: header.kid, bits });
+        throw new KeyTooSmall();
+      }
+      return key;
     };
     sets.set(tenant.tenantId, { url: tenant.jwksUrl, version: tenant.version, getKey });
     return getKey;
