@@ -66,7 +66,7 @@ test('an unsettled bet: refundBet of the stake; the reason is stored and shown',
   assert.deepEqual({ ...refund.attempts[0], at: undefined }, { at: undefined, http_status: 200, outcome: 'success', error: null });
   assert.ok(!Number.isNaN(Date.parse(refund.attempts[0].at)));
   const last = shown.history.at(-1);
-  assert.deepEqual([last.from, last.to, last.cause, last.detail.reason, last.detail.by], ['ACCEPTED', 'CANCELLED', 'cancelled', 'customer complaint #12', client.clientId]);
+  assert.deepEqual([last.from, last.to, last.cause, last.detail.reason, last.detail.by], ['ACCEPTED', 'CANCELLED', 'cancelled', 'customer complaint #12', `client:${client.clientId}`], 'who cancelled, as the admin API records it (docs/bets-admin.md)');
 });
 
 test('a settled winner: its winnings debited (betwincancelled), then the stake refunded', async () => {

@@ -67,10 +67,11 @@ test('a cash out waits for a scratching that holds its race, and is bounded by i
   // A scratching in progress: the race held, the runner scratched with 15 %, not yet committed.
   const held = await holdRace(f.db.pool, MEETING, 1);
   await scratch(held.client, MEETING, 1, 4, { win: '15' }, new Date());
-  const cashing = f.services.bets.cashOut(ref, '50.00');
+  // Its refusal is awaited from the start: it may come before held.commit() has resolved.
+  const refused = assert.rejects(f.services.bets.cashOut(ref, '50.00'), tooMuch('44.00'));
   for (let i = 0; i < 200 && !(await lockWaited(f.db.pool)); i += 1) await new Promise((resolve) => setTimeout(resolve, 5));
   const waited = await lockWaited(f.db.pool);
   await held.commit();
   assert.ok(waited, 'the cash out waits for the race');
-  await assert.rejects(cashing, tooMuch('44.00'));
+  await refused;
 });

@@ -135,7 +135,7 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
       if (why !== null && (why.length > MAX_REASON || unstorable(why))) {
         throw new AppError('bad_request', `reason must be at most ${MAX_REASON} characters, without U+0000 or an unpaired surrogate`);
       }
-      const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: caller.client.client_id });
+      const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: `client:${caller.client.client_id}` });
       const { bets: [bet] } = await deps.reads.bets({ tenantIds: [done.tenant_id], betIds: [done.bet_id], limit: 1 });
       return { id: done.bet_id, status: done.status.toUpperCase(), previous_status: done.previous_status.toUpperCase(), changed: done.changed, bet: bet! };
     },
