@@ -118,6 +118,20 @@ test('an abandoned race refunds every unsettled bet in full', async () => {
   assert.deepEqual([await cash(a.userId), await cash(b.userId)], ['1000.00', '1000.00']);
 });
 
+test('a no-race declared after an interim result refunds every bet of the race: nothing was paid on the interim', async () => {
+  await raceTwo(9);
+  const win = await bet(9, 'WIN', [[1]], 4, 2);
+  const exacta = await bet(9, 'EXACTA', [[1, 2]], 2);
+  await f.services.catalogue.setStatus(MEETING, 9, 'closed');
+  await f.services.settlement.resultRace(MEETING, 9, { placings: [[1], [2], [3]], interim: true });
+  await f.services.catalogue.setStatus(MEETING, 9, 'abandoned');
+  await f.services.settlement.runPending();
+  await worker.drain();
+  assert.deepEqual([await status(win.betId), await status(exacta.betId)], ['refunded', 'refunded']);
+  assert.deepEqual(await ops(win.betId), ['confirm 4.00', 'refundBet 4.00']);
+  assert.deepEqual([await cash(win.userId), await cash(exacta.userId)], ['1000.00', '1000.00']);
+});
+
 test('cash out closes an open fixed-odds bet; adjustments credit with a reason; illegal changes write nothing', async () => {
   await raceTwo(4);
   const fixed = await bet(4, 'WIN', [[3]], 10, 4);

@@ -8,7 +8,7 @@ const LEGAL: Record<RaceStatus, RaceStatus[]> = {
   open: ['suspended', 'closed', 'abandoned'],
   suspended: ['open', 'closed', 'abandoned'],
   closed: ['interim', 'final', 'abandoned'],
-  interim: ['final'],
+  interim: ['final', 'abandoned'],
   final: [],
   abandoned: [],
 };

@@ -1,8 +1,11 @@
 // The race status machine. A race opens for betting, may be suspended and reopened, closes at the
-// jump, and is then resulted (interim, then final) — or abandoned before it is resulted:
+// jump, and is then resulted (interim, then final) — or abandoned before its result is final:
 //
 //   open → suspended ⇄ open → closed → (interim →) final
-//   open | suspended | closed → abandoned
+//   open | suspended | closed | interim → abandoned
+//
+// interim → abandoned is the stewards declaring a no-race before the result is final: nothing is
+// settled on an interim result, so every bet on the race is simply refunded.
 //
 // interim and final are set by results (`race result`), never by an operator's status command; a
 // final race takes an amended final result (a protest upheld) and stays final;
@@ -21,7 +24,7 @@ const NEXT: Record<RaceStatus, readonly RaceStatus[]> = {
   open: ['suspended', 'closed', 'abandoned'],
   suspended: ['open', 'closed', 'abandoned'],
   closed: ['interim', 'final', 'abandoned'],
-  interim: ['final'],
+  interim: ['final', 'abandoned'],
   final: [],
   abandoned: [],
 };
