@@ -1,10 +1,12 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
 // frontend endpoint's answer to a subscription sent as an HTTP request and to a GET naming no
-// operation of its query; a jwt user's nbf that is not a number, and a tenant key too small for RS256.
+// operation of its query; a jwt user's nbf that is not a number, and a tenant key too small for RS256;
+// a tote stake whose percentage would round to 0.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
+import { checkInput } from '../src/modules/betting/placement.ts';
 import { bettingFixture } from './betting-fixture.ts';
 import { createTestApp, type TestContext } from './helpers/app.ts';
 import { TestJwks } from './helpers/jwks.ts';
@@ -85,4 +87,23 @@ test('jwt: a tenant key under 2048 bits is refused as key_too_small (a 401 namin
     payload: JSON.stringify({ query: '{ myBets { bets { id } } }' }) });
   const error = (res.json() as { errors: Array<{ extensions: { code: string; reason?: string } }> }).errors[0]!;
   assert.deepEqual([error.extensions.code, error.extensions.reason], ['UNAUTHENTICATED', 'key_too_small'], res.body);
+});
+
+test('a tote stake whose percentage rounds to 0 at 4 places is refused; one cut so far by the tenant\'s limits is not taken at 0 %', async () => {
+  const box = (stake: number) => ({ idempotencyKey: randomUUID(), type: 'FIRST_FOUR', boxed: true, stake,
+    legs: [{ meetingId: MEETING, raceNumber: 2, selections: [Array.from({ length: 12 }, (_, i) => i + 1)] }] });
+  // 12 runners boxed: 11,880 combinations; $0.01 is 0.0000842 % a combination, $0.02 is 0.0001 %.
+  assert.throws(() => checkInput(box(0.01)), (e: unknown) => e instanceof AppError && e.code === 'invalid_stake' && /at least 0\.02/.test(e.message));
+  assert.equal(checkInput(box(0.02)).stakeCents, 2n);
+  await f.services.catalogue.importCatalog({ meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 2, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['firstfour'],
+      runners: Array.from({ length: 12 }, (_, i) => ({ number: i + 1, name: `R${i + 1}` })) }] });
+  await f.services.betting.setLimits(f.tenantId, { maxStake: '0.01' });
+  try {
+    const cut = await f.services.betting.placeBet(f.user(randomUUID()), box(0.05));
+    assert.deepEqual([cut.status, cut.acceptedStake, cut.percentage, cut.reasonCode], ['REJECTED', 0, null, 'max_stake'], JSON.stringify(cut));
+    assert.match(cut.reason!, /max_stake leave 0\.01, below 0\.0001 % a combination, to accept/);
+  } finally {
+    await f.services.betting.setLimits(f.tenantId, { maxStake: null });
+  }
 });

@@ -51,6 +51,9 @@ const bad = (code: ErrorCode, message: string) => new AppError(code, message);
 
 const MAX_PERCENTAGE_UNITS = 10n ** 14n;
 
+/** The least stake, in cents, whose percentage is not 0 at 4 places: combinations ÷ 10,000, rounded up. */
+export const minimumToteStake = (combinations: number): bigint => (BigInt(combinations) + 9_999n) / 10_000n;
+
 /** Checks the input alone (no database): kind, key, selections, stake. */
 export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: bigint } {
   if (!(BET_KINDS as readonly string[]).includes(input.type)) throw bad('invalid_selection', `type must be one of ${BET_KINDS.join(', ')}`);
@@ -71,6 +74,10 @@ export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: b
   if (typeof stake === 'string') throw bad('invalid_stake', stake);
   if (KIND_RULES[kind].pricing !== 'fixed') {
     const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
+    // The percentage is kept to 4 places: one that rounds to 0 would take a stake that can win nothing.
+    if (percentageUnits(stake, count) === 0n) {
+      throw bad('invalid_stake', `stake is below 0.0001 % a combination: ${count} combinations need a stake of at least ${centsToDollars(minimumToteStake(count))}`);
+    }
     // The percentage is kept as NUMERIC(14,4): below 10,000,000,000 %, i.e. $100,000,000 a combination.
     if (percentageUnits(stake, count) >= MAX_PERCENTAGE_UNITS) {
       throw bad('invalid_stake', `stake must be below $100,000,000 a combination (${count} here): the percentage would be 10,000,000,000 % or more`);

@@ -13,7 +13,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
-import { acceptStake, payoutCents } from '../../racing/stakes.ts';
+import { acceptStake, payoutCents, percentageUnits } from '../../racing/stakes.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { EveryMemberFails, type WalletCallInput } from '../wallet/wallet.service.ts';
@@ -152,8 +152,10 @@ function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefi
   const key = isSingle(priced) ? liabilityKey(e) : null;
   const liability = key ? cents(book!.liabilities.get(lq.liabilityId(key))) : null;
   const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, priced.odds, liability);
-  if (acceptedCents === 0n) {
-    return { ...refusal(e, legs, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave nothing of this stake to accept`, limit), moved };
+  // A tote bet cut below 0.0001 % a combination would be taken at 0 %: it could win nothing.
+  if (acceptedCents === 0n || (priced.percentage !== null && percentageUnits(acceptedCents, priced.combinations) === 0n)) {
+    const left = acceptedCents === 0n ? 'nothing of this stake' : `${centsToDollars(acceptedCents)}, below 0.0001 % a combination,`;
+    return { ...refusal(e, legs, limit ?? 'limits', `the tenant's ${limit ?? 'limits'} leave ${left} to accept`, limit), moved };
   }
   const accepted = centsToDollars(acceptedCents);
   const status = acceptedCents < priced.stakeCents ? 'partially_accepted' as const : 'accepted' as const;
