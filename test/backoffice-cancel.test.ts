@@ -69,6 +69,13 @@ test('an unsettled bet: refundBet of the stake; the reason is stored and shown',
   assert.deepEqual([last.from, last.to, last.cause, last.detail.reason, last.detail.by], ['ACCEPTED', 'CANCELLED', 'cancelled', 'customer complaint #12', `client:${client.clientId}`], 'who cancelled, as the admin API records it (docs/bets-admin.md)');
 });
 
+test('a reason of 500 characters is taken whatever they are (an emoji is one), 501 are refused', async () => {
+  const refused = await cancel((await placeWin(1, 2, 1)).betId, '\u{1F3C7}'.repeat(501));
+  assert.deepEqual(refused.body.errors?.map((e) => e.extensions.code), ['BAD_USER_INPUT'], refused.res.body.slice(0, 300));
+  const taken = await cancel((await placeWin(1, 2, 1)).betId, '\u{1F3C7}'.repeat(500));
+  assert.equal(taken.body.data?.cancelBet.status, 'CANCELLED', taken.res.body.slice(0, 300));
+});
+
 test('a settled winner: its winnings debited (betwincancelled), then the stake refunded', async () => {
   const winner = await placeWin(2, 1, 10);   // runner 1 at 3.00
   await ctx.services.catalogue.setStatus(MEETING, 2, 'closed');

@@ -146,9 +146,10 @@ test('cash out closes an open fixed-odds bet; adjustments credit with a reason; 
   ]) await assert.rejects(attempt(), (e: { code?: string }) => e.code === 'bet_state_conflict');
   await assert.rejects(f.services.bets.cashOut(tote.ref, '1.005'), (e: { code?: string }) => e.code === 'validation_failed');
   await assert.rejects(f.services.bets.adjust(fixed.ref, '1.00', ' '), (e: { code?: string }) => e.code === 'validation_failed');
+  await assert.rejects(f.services.bets.adjust(fixed.ref, '1.00', '\u{1F3C7}'.repeat(501)), (e: { code?: string }) => e.code === 'validation_failed');
   await assert.rejects(f.services.bets.cancelBet({ tenantId: f.tenantId, betId: randomUUID() }), (e: { code?: string }) => e.code === 'bet_not_found');
   assert.deepEqual([await historyCount(fixed.betId), (await ops(fixed.betId)).length], before);
-  const adjusted = await f.services.bets.adjust(fixed.ref, '2.50', 'goodwill after a delay');
+  const adjusted = await f.services.bets.adjust(fixed.ref, '2.50', `goodwill after a delay ${'\u{1F3C7}'.repeat(470)}`); // 493 characters, 963 UTF-16 units
   assert.deepEqual([adjusted.status, adjusted.adjusted], ['cashed_out', '2.50']);
   await f.services.catalogue.setStatus(MEETING, 4, 'closed');
   await f.services.settlement.resultRace(MEETING, 4, { placings: [[3], [1], [2]], dividends: { exacta: 5 } });

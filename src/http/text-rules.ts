@@ -14,6 +14,16 @@ const MAX_REPORTED = 10;
  */
 export const unstorable = (text: string): boolean => /[\u0000\p{Cs}]/u.test(text);
 
+/**
+ * Characters as a person counts them, and as the API's schemas count `maxLength`: code points, so
+ * an emoji (two UTF-16 units) is one.
+ */
+export const characters = (text: string): number => {
+  let count = 0;
+  for (const _ of text) count += 1;
+  return count;
+};
+
 /** Paths (like `body/bets/0/user_id`) of strings holding U+0000; iterative, so any depth is safe. */
 export function nulPaths(value: unknown, root: string): string[] {
   const found: string[] = [];

@@ -13,7 +13,7 @@ import type { BackofficeBet, BackofficeReads, BetParts, BetsPage } from '../bett
 import type { BetActions } from '../betting/bet-actions.ts';
 import { whileActive, type BetUpdate, type BetUpdates } from '../betting/bet-updates.ts';
 import type { BackofficeClient, TenantService } from '../tenants/tenants.service.ts';
-import { unstorable } from '../../http/text-rules.ts';
+import { characters, unstorable } from '../../http/text-rules.ts';
 
 export const SCOPE = 'backoffice';
 /** Longest cancel reason kept (it is shown as metadata.reason). */
@@ -132,7 +132,7 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
       const [tenantId] = allowedTenants(caller, [ref.tenant_id]);
       if (!isUuid(ref.id)) throw new AppError('bad_request', `bet.id must be a bet's UUID, got ${JSON.stringify(String(ref.id as unknown).slice(0, 40))}`);
       const why = reason?.trim() || null;
-      if (why !== null && (why.length > MAX_REASON || unstorable(why))) {
+      if (why !== null && (characters(why) > MAX_REASON || unstorable(why))) {
         throw new AppError('bad_request', `reason must be at most ${MAX_REASON} characters, without U+0000 or an unpaired surrogate`);
       }
       const done = await deps.bets.cancelBet({ tenantId: tenantId!, betId: ref.id }, { reason: why, by: `client:${caller.client.client_id}` });
