@@ -117,6 +117,49 @@ export function parseDividends(value: unknown): Dividends | string {
   return out;
 }
 
+/** What a race is resulted for: the products it offers. */
+export interface DividendRule {
+  products: readonly string[];
+}
+
+/** Legs of each multi-race pool: a pool's combination names one winner per leg. */
+const POOL_LEGS: Partial<Record<string, number>> = { quaddie: 4, dailydouble: 2 };
+
+/**
+ * Why declared dividends do not fit the race and its placings, or undefined. A dividend for a
+ * single-race product the race does not offer would be settled by no bet, and an entry whose
+ * runners are not a winning combination of these placings is one that settlement never finds: in
+ * both the operator meant something else, and the winning bets would wait on a dividend the result
+ * seems to give. Refused, naming the entry. A quaddie or daily double dividend is not tied to the
+ * meeting's pools as they stand now: a pool replaced by a later import may still have bets, which
+ * need their dividend on their last leg's race (an entry names one runner per leg, the last a
+ * winner of this race).
+ */
+export function misfitDividends(dividends: Dividends, placings: number[][], rule: DividendRule): string | undefined {
+  for (const [product, list] of Object.entries(dividends) as Array<[ToteProduct, DividendEntry[]]>) {
+    const legs = POOL_LEGS[product];
+    if (legs === undefined && !rule.products.includes(product)) return `dividends.${product}: the race does not offer ${product}`;
+    const ordered = product !== 'quinella';
+    const key = (runners: number[]) => (ordered ? runners : [...runners].sort((a, b) => a - b)).join('-');
+    const winning = legs === undefined ? new Set(winningOrders(placings, POSITIONS_NEEDED[product]!).map(key)) : undefined;
+    const seen = new Set<string>();
+    for (const [i, entry] of list.entries()) {
+      if (!entry.runners) continue;
+      const where = `dividends.${product}[${i}].runners`;
+      if (legs !== undefined) {
+        if (entry.runners.length !== legs || !winners(placings).includes(entry.runners.at(-1)!)) {
+          return `${where} must name ${legs} runners, one winner per leg, the last a winner of this race`;
+        }
+      } else if (!winning!.has(key(entry.runners))) {
+        return `${where} ${entry.runners.join('-')} is not a winning combination of these placings`;
+      }
+      if (seen.has(key(entry.runners))) return `${where} ${entry.runners.join('-')} is given twice`;
+      seen.add(key(entry.runners));
+    }
+  }
+  return undefined;
+}
+
 /** Places paid by the number of starters: the first term whose minimum the field reaches. */
 export interface PlaceTerm {
   minStarters: number;

@@ -5,7 +5,9 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { checkMove, type RaceStatus } from '../../racing/race-status.ts';
-import { parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type StoredPlaceTerm } from '../../racing/results.ts';
+import {
+  misfitDividends, parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type StoredPlaceTerm,
+} from '../../racing/results.ts';
 import type { RaceFacts, Scratching } from '../../racing/settle.ts';
 import * as rq from './races.queries.ts';
 import * as q from './results.queries.ts';
@@ -47,6 +49,9 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   if (typeof placings === 'string') throw new AppError('validation_failed', `${where}: ${placings}`, { extensions: { errors: [{ field: 'placings', message: placings }] } });
   const dividends = parseDividends(input.dividends);
   if (typeof dividends === 'string') throw new AppError('validation_failed', `${where}: ${dividends}`, { extensions: { errors: [{ field: 'dividends', message: dividends }] } });
+  // Each dividend must be one a bet on this race can be settled by (docs/catalogue.md, Results).
+  const misfit = misfitDividends(dividends, placings, { products: race.products });
+  if (misfit) throw new AppError('validation_failed', `${where}: ${misfit}`, { extensions: { errors: [{ field: 'dividends', message: misfit }] } });
   // The terms in force now, for a race's first result; later versions keep the first's places paid.
   const starters = runners.filter((r) => !r.scratched).length;
   const paid = await q.firstPlacesPaid(tx, meetingId, race.race_number)

@@ -1,0 +1,83 @@
+// The race catalogue's refusals on a real database: results whose dividends no bet of the race can
+// be settled by, and imports that would change what a race past taking bets was bet on.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { createSecretBox } from '../src/crypto/secret-box.ts';
+import { AppError } from '../src/errors.ts';
+import type { Services } from '../src/services.ts';
+import { testClock, testServices } from './helpers/app.ts';
+import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+
+let db: TestDatabase;
+let services: Services;
+
+const runners = [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 }));
+const raceOf = (n: number, products: string[]) => ({ race_number: n, start_time: `2026-11-21T1${n}:10:00+11:00`, products, runners });
+const meeting = (id: number, races: unknown[], extra: Record<string, unknown> = {}) => ({
+  meeting_id: id, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T', races, ...extra,
+});
+
+async function rejects(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
+  try {
+    await p;
+  } catch (error) {
+    assert.ok(error instanceof AppError, String(error));
+    assert.equal(error.code, code, error.message);
+    assert.match(error.message, message);
+    return;
+  }
+  assert.fail(`expected ${code} ${message}`);
+}
+
+const results = async (m: number, r: number) =>
+  (await db.pool.query('SELECT version FROM race_results WHERE meeting_id = $1 AND race_number = $2', [m, r])).rows.length;
+
+before(async () => {
+  db = await freshDatabase();
+  services = testServices(db, createSecretBox(randomBytes(32)), { clock: testClock(new Date('2026-11-21T00:00:00Z')) });
+});
+after(async () => {
+  await services.close();
+  await db.drop();
+});
+
+test('a result refuses a dividend for a single-race product the race does not offer', async () => {
+  const c = services.catalogue;
+  await c.importCatalog(meeting(910001, [1, 2, 3, 4].map((n) => raceOf(n, ['win', 'place', 'exacta', 'quinella'])),
+    { pools: [{ product: 'quaddie', races: [1, 2, 3, 4] }] }));
+  for (const n of [1, 3, 4]) await c.setStatus(910001, n, 'closed');
+  const placings = [[1], [2], [3]];
+  await rejects(c.recordResult(910001, 1, { placings, dividends: { trifecta: 50 } }), 'validation_failed', /dividends\.trifecta: the race does not offer trifecta/);
+  await rejects(c.recordResult(910001, 1, { placings, dividends: { exacta: 30, firstfour: 500 } }), 'validation_failed', /dividends\.firstfour: the race does not offer firstfour/);
+  assert.equal(await results(910001, 1), 0, 'nothing recorded');
+  // What is offered passes: the exacta here, the quaddie on its last race.
+  await c.recordResult(910001, 1, { placings, dividends: { exacta: 30 } });
+  await c.recordResult(910001, 4, { placings, dividends: { quaddie: 850.4 } });
+});
+
+test('a result refuses a per-combination dividend whose runners are no winning combination of its placings', async () => {
+  const c = services.catalogue;
+  await c.importCatalog(meeting(910002, [1, 2].map((n) => raceOf(n, ['win', 'place', 'exacta', 'quinella', 'trifecta'])),
+    { pools: [{ product: 'dailydouble', races: [1, 2] }] }));
+  await c.setStatus(910002, 1, 'closed');
+  await c.setStatus(910002, 2, 'closed');
+  const placings = [[4], [7, 2], [1]];
+  // Meant 4-7: given in the wrong order, the exacta bets on 4-7 would wait for a dividend the result seems to give.
+  await rejects(c.recordResult(910002, 1, { placings, dividends: { exacta: [{ runners: [7, 4], dividend: 30 }, { runners: [4, 2], dividend: 28.4 }] } }),
+    'validation_failed', /dividends\.exacta\[0\]\.runners 7-4 is not a winning combination/);
+  await rejects(c.recordResult(910002, 1, { placings, dividends: { exacta: [{ runners: [4, 7, 2], dividend: 30 }] } }),
+    'validation_failed', /dividends\.exacta\[0\]\.runners 4-7-2 is not a winning combination/);
+  await rejects(c.recordResult(910002, 1, { placings, dividends: { trifecta: [{ runners: [4, 7, 9], dividend: 99 }] } }),
+    'validation_failed', /dividends\.trifecta\[0\]\.runners 4-7-9 is not a winning combination/);
+  await rejects(c.recordResult(910002, 1, { placings, dividends: { exacta: [{ runners: [4, 7], dividend: 30 }, { runners: [4, 7], dividend: 300 }] } }),
+    'validation_failed', /dividends\.exacta\[1\]\.runners 4-7 is given twice/);
+  await rejects(c.recordResult(910002, 2, { placings, dividends: { dailydouble: [{ runners: [3, 7], dividend: 45 }] } }),
+    'validation_failed', /dividends\.dailydouble\[0\]\.runners must name 2 runners, one winner per leg/);
+  assert.equal(await results(910002, 1) + await results(910002, 2), 0, 'nothing recorded');
+  // A dead heat's combinations, a quinella in any order, a daily double ending with this race's winner.
+  await c.recordResult(910002, 1, { placings, dividends: {
+    exacta: [{ runners: [4, 7], dividend: 30 }, { runners: [4, 2], dividend: 28.4 }], quinella: [{ runners: [7, 4], dividend: 12 }, { runners: [2, 4], dividend: 11 }],
+  } });
+  await c.recordResult(910002, 2, { placings, dividends: { dailydouble: [{ runners: [3, 4], dividend: 45.6 }] } });
+});
