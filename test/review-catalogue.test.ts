@@ -81,3 +81,17 @@ test('a result refuses a per-combination dividend whose runners are no winning c
   } });
   await c.recordResult(910002, 2, { placings, dividends: { dailydouble: [{ runners: [3, 4], dividend: 45.6 }] } });
 });
+
+test('an import does not change the products of a race past taking bets; the same products pass', async () => {
+  const c = services.catalogue;
+  const all = ['win', 'place', 'exacta'];
+  await c.importCatalog(meeting(910003, [1, 2].map((n) => raceOf(n, all))));
+  await c.setStatus(910003, 1, 'closed');
+  // The race closed with place bets on it; a feed dropping place would let `[[1]]` be its final result.
+  await rejects(c.importCatalog(meeting(910003, [{ ...raceOf(1, ['win']), runners: [] }])), 'race_not_trading', /changes the products of race 1 of meeting 910003 \(closed\)/);
+  assert.deepEqual((await c.getRace(910003, 1))!.products, all);
+  await rejects(c.recordResult(910003, 1, { placings: [[1]] }), 'validation_failed', /the 3 places paid need 3 placed runners/);
+  // The same products (in another order) pass; an open race takes new ones.
+  await c.importCatalog(meeting(910003, [{ ...raceOf(1, ['exacta', 'win', 'place']), runners: [] }, { ...raceOf(2, ['win']), runners: [] }]));
+  assert.deepEqual((await c.getRace(910003, 2))!.products, ['win']);
+});

@@ -3,7 +3,7 @@
 // taken only while its race takes scratchings, and a first one queues the race's settlement.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { acceptsScratchings, type RaceStatus } from '../../racing/race-status.ts';
+import { acceptsPrices, acceptsScratchings, type RaceStatus } from '../../racing/race-status.ts';
 import type { CatalogMeeting } from './catalog-import.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
@@ -25,6 +25,8 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
   // The upsert locks the races it updates: their statuses hold until the commit. The time of its
   // scratchings and prices is read once it holds them, as `race scratch` does: a take holding a
   // race before it then struck its bets earlier (docs/settlement.md, Late-scratching deductions).
+  // Read before the upsert overwrites them: a race past taking bets keeps its products (below).
+  const productChanges = await rq.racesChangingProducts(tx, races);
   await rq.upsertRaces(tx, races);
   const now = clock();
   const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
@@ -33,7 +35,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
     win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
   }))));
   const scratchings = await rq.scratchingChanges(tx, runners);
-  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners));
+  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), productChanges);
   const priceChanges = await rq.upsertRunners(tx, runners, now);
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
@@ -50,19 +52,24 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
 /**
  * A new scratching, new deductions or a new runner on a race past taking scratchings (interim,
  * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
- * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. A
- * file that repeats the race as it stands changes nothing of it and passes.
+ * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. So
+ * are other products on a race past taking bets (closed and after): its bets were taken on the
+ * products it had, and a result is checked against them (a product dropped would let a result
+ * leave its bets' positions unlisted, settled as losers). A file that repeats the race as it
+ * stands changes nothing of it and passes.
  */
-function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[]): void {
+function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], products: rq.RaceStatusRow[]): void {
   const late = (list: rq.RaceStatusRow[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
   const [scratched, added] = [late(scratchings), late(gaining)];
-  if (!scratched.length && !added.length) return;
+  const reproduced = products.filter((c) => !acceptsPrices(c.status as RaceStatus));
+  if (!scratched.length && !added.length && !reproduced.length) return;
   const name = (c: rq.RaceStatusRow) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
   const problems = [
     ...scratched.map((c) => `scratches runners or changes deductions in ${name(c)}`),
     ...added.map((c) => `adds runners to ${name(c)}`),
+    ...reproduced.map((c) => `changes the products of ${name(c)}`),
   ];
-  const races = [...scratched, ...added].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
-  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted`,
+  const races = [...scratched, ...added, ...reproduced].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
+  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted, its products only until it closes`,
     { extensions: { races } });
 }

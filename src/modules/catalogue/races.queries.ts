@@ -129,6 +129,23 @@ export async function lockRaces(db: Queryable, races: Array<{ meetingId: number 
   );
 }
 
+/**
+ * The races, with their status, whose products `races` would change (another set of products; a
+ * race not yet in the catalogue or without products in the file changes none). Locks them
+ * (FOR NO KEY UPDATE, in (meeting, race) order, as upsertRaces does) so the status read holds.
+ */
+export async function racesChangingProducts(db: Queryable, races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>): Promise<RaceStatusRow[]> {
+  const given = races.filter((r) => r.products !== null);
+  if (!given.length) return [];
+  const { rows } = await db.query<RaceStatusRow>(
+    `SELECT r.meeting_id, r.race_number, r.status
+     FROM race_starts r JOIN unnest($1::bigint[], $2::int[], $3::text[]) AS u(m, n, p) ON r.meeting_id = u.m AND r.race_number = u.n
+     WHERE NOT (r.products @> string_to_array(u.p, ',') AND r.products <@ string_to_array(u.p, ','))
+     ORDER BY r.meeting_id, r.race_number FOR NO KEY UPDATE OF r`,
+    [given.map((r) => r.meeting_id), given.map((r) => r.race_number), given.map((r) => r.products!.join(','))]);
+  return rows;
+}
+
 /** A race whose runners an import scratches anew (`first`) or gives other deductions. */
 export interface ScratchingChange extends RaceStatusRow { first: boolean }
 
