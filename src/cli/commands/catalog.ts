@@ -124,8 +124,8 @@ export function registerCatalogCommands(program: Command): void {
       }))));
   race
     .command('status')
-    .description(`Move a race to ${MANUAL_STATUSES.join(' | ')} (open → suspended ⇄ open → closed; abandoned from open, suspended or closed). ` +
-      'An abandoned race\'s bets are refunded now. ' +
+    .description(`Move a race to ${MANUAL_STATUSES.join(' | ')} (open → suspended ⇄ open → closed; abandoned from open, suspended, closed or interim). ` +
+      'An abandoned race\'s bets are settled now: refunded, but a multi counts the leg at 1.00 and stands on its other legs. ' +
       'Prints {"meeting_id", "race_number", "event_id", "status", "previous_status", "changed", "settlement"} (settlement: null unless abandoned)')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
