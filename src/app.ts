@@ -16,6 +16,7 @@ import { serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { registerProblemHandlers } from './http/problem.ts';
+import { isUpgrade } from './http/graphql-ws.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
 import { registerBackofficeGraphql } from './modules/backoffice/backoffice.graphql.ts';
@@ -75,6 +76,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+  });
+  // An upgrade answered over HTTP, with anything but 101 (an unknown path, a REST route, a refused
+  // key): its socket was handed to the WebSocket server, so no idle timeout of the HTTP server
+  // closes it; closed here, or any client could hold any number of them open (and hold up shutdown).
+  // A handshake that succeeds is hijacked by the WebSocket server and never reaches this hook.
+  app.addHook('onResponse', async (request, reply) => {
+    if (isUpgrade(request) && reply.statusCode !== 101) request.raw.socket?.destroy();
   });
   registerProblemHandlers(app);
   registerTextRules(app);

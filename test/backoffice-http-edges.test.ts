@@ -1,7 +1,9 @@
 // The back-office endpoint's rules at its edges: who is asking is decided for every request that
-// is not a WebSocket handshake, whatever headers it carries.
+// is not a WebSocket handshake, whatever headers it carries; and a handshake to a path that serves
+// no WebSocket is answered and its socket closed.
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { insertBulkBets } from './factories/bulk-bets.ts';
@@ -78,4 +80,23 @@ test('a GET naming no operation of its query (unknown, or none among several) is
   }
   const named = await get({ query: 'query A { __typename } query B { __typename }', operationName: 'B' });
   assert.deepEqual([named.statusCode, (named.json() as GraphqlBody).data], [200, { __typename: 'Query' }]);
+});
+
+test('a WebSocket handshake to a path that serves none is answered over HTTP and its socket closed, not left open for ever', async () => {
+  const { port } = new URL(base);
+  for (const [path, status] of [['/nowhere', 404], ['/public/bets', 401], ['/openapi.json', 200]] as const) {
+    const socket = connect(Number(port), '127.0.0.1');
+    let answer = '';
+    socket.setEncoding('utf8').on('data', (chunk) => { answer += chunk; });
+    const closed = new Promise<boolean>((resolve) => {
+      socket.on('close', () => resolve(true));
+      setTimeout(() => resolve(false), 2000);
+    });
+    socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\n`
+      + 'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n\r\n');
+    const wasClosed = await closed;
+    socket.destroy();
+    assert.ok(answer.startsWith(`HTTP/1.1 ${status} `), `${path}: ${answer.slice(0, 40)}`);
+    assert.ok(wasClosed, `${path}: the server closed the socket after its answer`);
+  }
 });

@@ -145,9 +145,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
       }
     });
     scope.addHook('onResponse', async (request, reply) => {
-      // An upgrade refused before it happened: its socket is no HTTP connection the server closes
-      // when idle, so it is closed here (a client keeping it open would hold up shutdown).
-      if (isUpgrade(request) && reply.statusCode >= 400) request.raw.socket?.destroy();
+      // (An upgrade refused here has its socket closed by the app's own onResponse hook: src/app.ts.)
       observer.done(request, { status: reply.statusCode, seconds: reply.elapsedTime / 1000, log: (fields, message) => request.log.info(fields, message) });
     });
     const validationRules = [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
