@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { placings } from './factories/placings.ts';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { centsToDollars, parseDollars } from '../src/racing/money.ts';
@@ -57,19 +58,6 @@ async function race(meetingId: number) {
     races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'place', 'exacta', 'trifecta'],
       runners: [1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ number: n, name: `R${n}`, win: WIN[n], place: PLACE[n] })) }],
   });
-}
-
-/**
- * Places from a finishing order cut into dead-heat groups, scratched runners left out, filling at
- * least the 3 positions a final result of this race must (its places paid, its trifecta) when as
- * many run.
- */
-function placings(order: number[], groups: number[], scratched: Set<number>): number[][] {
-  const runners = order.filter((r) => !scratched.has(r));
-  const out: number[][] = [];
-  for (const size of groups) if (runners.length) out.push(runners.splice(0, size));
-  while (out.flat().length < 3 && runners.length) out.push(runners.splice(0, 1));
-  return out;
 }
 
 /** The dividends of the products the placings fill. */

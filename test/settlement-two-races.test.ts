@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { placings } from './factories/placings.ts';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { centsToDollars, parseDollars } from '../src/racing/money.ts';
@@ -82,15 +83,6 @@ const betArb: fc.Arbitrary<BetSpec & { bonus: boolean; stakeCents: number }> = f
   })();
   return { ...spec, bonus, stakeCents };
 });
-
-/** Places from a finishing order cut into dead-heat groups, scratched runners left out, at least 3 placed when as many run. */
-function placings(order: number[], groups: number[], scratched: Set<number>): number[][] {
-  const runners = order.filter((r) => !scratched.has(r));
-  const out: number[][] = [];
-  for (const size of groups) if (runners.length) out.push(runners.splice(0, size));
-  while (out.flat().length < 3 && runners.length) out.push(runners.splice(0, 1));
-  return out;
-}
 
 const dividendsFor = (race: number, places: number[][]) => {
   const filled = places.flat().length;
