@@ -6,6 +6,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config.ts';
 
+/** Bytes of the GCM tag seal() writes; open() takes no other length. */
+const TAG_BYTES = 16;
+
 export interface SecretBox {
   seal(plain: string): string;
   open(sealed: string): string;
@@ -28,8 +31,12 @@ export function createSecretBox(key: Buffer): SecretBox {
     open(sealed) {
       const [version, iv, tag, data] = sealed.split('.');
       if (version !== 'v1' || !iv || !tag || data === undefined) throw new Error('not a sealed secret');
-      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'));
-      decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+      // GCM checks only as many tag bytes as it is given (Node takes 4 to 16): a sealed value cut
+      // to a 4-byte tag would be forged in about 2^32 tries. The length is fixed, as seal() writes it.
+      const authTag = Buffer.from(tag, 'base64url');
+      if (authTag.length !== TAG_BYTES) throw new Error('not a sealed secret');
+      const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(iv, 'base64url'), { authTagLength: TAG_BYTES });
+      decipher.setAuthTag(authTag);
       return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString('utf8');
     },
   };
