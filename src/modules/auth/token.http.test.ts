@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
+import { createTokenService } from './tokens.service.ts';
 
 let ctx: TestContext;
 let client: { client_id: string; client_secret: string };
@@ -171,6 +172,37 @@ describe('revocation and secret rotation', () => {
     } finally {
       await fast.close();
     }
+  });
+
+  test('two refreshes in flight: the one that read the database first never undoes the later one', async () => {
+    // The background refresh and one started by an unknown kid (or two ticks of a slow database)
+    // overlap; their statements may finish in any order.
+    const { client: victim } = await seedClient(ctx);
+    const held: Array<() => void> = [];
+    let holdNext = false;
+    const tokens = createTokenService({
+      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 10, clock: ctx.clock,
+      clients: {
+        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
+        revokedClientIds: async () => {
+          const ids = await ctx.tenants.revokedClientIds();
+          if (holdNext) await new Promise<void>((resolve) => held.push(resolve));
+          return ids;
+        },
+      },
+    });
+    await tokens.refresh();
+    const { access_token } = await tokens.grant(victim.client_id, victim.client_secret);
+    holdNext = true;
+    const early = tokens.refresh(); // reads the revoked clients before the revocation, answers late
+    while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    holdNext = false;
+    await ctx.tenants.revokeClient(victim.client_id);
+    await tokens.refresh(); // reads after it
+    await assert.rejects(tokens.verify(access_token), /revoked/);
+    held[0]!();
+    await early;
+    await assert.rejects(tokens.verify(access_token), /revoked/, 'a refused token was accepted again');
   });
 
   test('after rotate-secret the old secret fails and the new one works', async () => {

@@ -52,12 +52,20 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
   let revoked = new Set<string>();
   let lastRefresh = 0;
   let timer: NodeJS.Timeout | undefined;
+  // Refreshes overlap (the timer on a slow database, one started by an unknown kid) and finish in
+  // any order: one that started earlier read older rows, and applied last it would accept again a
+  // client revoked meanwhile (or forget a new key). Only a refresh newer than the last applied counts.
+  let started = 0;
+  let applied = 0;
 
   async function refresh(): Promise<void> {
+    const generation = ++started;
     const [loaded, revokedIds] = await Promise.all([
       loadSigningKeys(db, box, ttlSeconds),
       clients.revokedClientIds(),
     ]);
+    if (generation < applied) return;
+    applied = generation;
     keys = loaded;
     jwks = createLocalJWKSet({ keys: loaded.map((k) => k.publicJwk) });
     revoked = new Set(revokedIds);
