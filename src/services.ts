@@ -48,6 +48,7 @@ export function createServices(deps: ServiceDeps) {
     db, box, clock, clients: tenants,
     ttlSeconds: config.WAGERLINE_TOKEN_TTL_SECONDS,
     refreshSeconds: config.WAGERLINE_AUTH_REFRESH_SECONDS,
+    ...(deps.log && { log: deps.log }),
   });
   // A final result, an abandonment or a scratching queues its race for settlement in its own transaction.
   const catalogue = createCatalogueService({

@@ -205,6 +205,31 @@ describe('revocation and secret rotation', () => {
     await assert.rejects(tokens.verify(access_token), /revoked/, 'a refused token was accepted again');
   });
 
+  test('a background refresh that fails is logged: revocations stop reaching the process meanwhile', async () => {
+    const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+    let failing = false;
+    const tokens = createTokenService({
+      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 0.02, clock: ctx.clock,
+      log: (message, fields) => logged.push([message, fields]),
+      clients: {
+        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
+        revokedClientIds: async () => {
+          if (failing) throw new Error('connection terminated');
+          return ctx.tenants.revokedClientIds();
+        },
+      },
+    });
+    await tokens.start();
+    try {
+      failing = true;
+      for (let i = 0; i < 100 && logged.length === 0; i += 1) await new Promise((resolve) => setTimeout(resolve, 10));
+      assert.match(logged[0]?.[0] ?? 'nothing logged', /could not be refreshed/);
+      assert.match(String(logged[0]?.[1]?.err), /connection terminated/);
+    } finally {
+      tokens.stop();
+    }
+  });
+
   test('after rotate-secret the old secret fails and the new one works', async () => {
     const { client: c } = await seedClient(ctx);
     const { client_secret } = await ctx.tenants.rotateSecret(c.client_id);

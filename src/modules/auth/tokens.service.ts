@@ -44,9 +44,11 @@ export interface TokenServiceDeps {
   ttlSeconds: number;
   refreshSeconds: number;
   clock?: () => Date;
+  /** Where a failed background refresh is told (revocations stop reaching this process meanwhile). */
+  log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
-export function createTokenService({ db, clients, box, ttlSeconds, refreshSeconds, clock = () => new Date() }: TokenServiceDeps) {
+export function createTokenService({ db, clients, box, ttlSeconds, refreshSeconds, clock = () => new Date(), log }: TokenServiceDeps) {
   let keys: SigningKey[] = [];
   let jwks = createLocalJWKSet({ keys: [] });
   let revoked = new Set<string>();
@@ -107,7 +109,11 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
     /** Loads keys and revocations now, then keeps them fresh in the background. */
     async start(): Promise<void> {
       await refresh();
-      timer = setInterval(() => void refresh().catch(() => undefined), refreshSeconds * 1000);
+      // A failed refresh keeps the keys and revocations last read: told, since a client revoked
+      // meanwhile stays accepted by this process until a refresh succeeds.
+      timer = setInterval(() => void refresh().catch((error: unknown) => log?.('token keys and revocations could not be refreshed; the last ones read stay in force', {
+        module: 'auth', err: String(error),
+      })), refreshSeconds * 1000);
       timer.unref();
     },
 
