@@ -2,7 +2,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
-import { createTokenService } from './tokens.service.ts';
+import { AppError } from '../../errors.ts';
+import { createTokenService, TokenError } from './tokens.service.ts';
 
 let ctx: TestContext;
 let client: { client_id: string; client_secret: string };
@@ -203,6 +204,30 @@ describe('revocation and secret rotation', () => {
     held[0]!();
     await early;
     await assert.rejects(tokens.verify(access_token), /revoked/, 'a refused token was accepted again');
+  });
+
+  test('a token with an unknown kid while the database is down: 503 once, then at most one reload a second', async () => {
+    let reads = 0;
+    let failing = false;
+    const tokens = createTokenService({
+      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 10, clock: ctx.clock,
+      clients: {
+        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
+        revokedClientIds: async () => {
+          reads += 1;
+          if (failing) throw new Error('connection terminated');
+          return ctx.tenants.revokedClientIds();
+        },
+      },
+    });
+    await tokens.refresh();
+    failing = true;
+    const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const unknown = `${part({ alg: 'ES256', kid: 'rotated-elsewhere' })}.${part({ client_id: 'x' })}.c2ln`;
+    const before = reads;
+    await assert.rejects(tokens.verify(unknown), (e: unknown) => e instanceof AppError && e.code === 'service_unavailable');
+    await assert.rejects(tokens.verify(unknown), (e: unknown) => e instanceof TokenError);
+    assert.equal(reads - before, 1, 'one reload attempted, not one per request');
   });
 
   test('a background refresh that fails is logged: revocations stop reaching the process meanwhile', async () => {

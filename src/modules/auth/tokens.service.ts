@@ -7,7 +7,7 @@ import { SignJWT, createLocalJWKSet, errors as joseErrors, jwtVerify, type JWK }
 import type { Pool } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
-import { echo } from '../../errors.ts';
+import { AppError, echo } from '../../errors.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
 import { ALG, loadSigningKeys, rotateSigningKey, type SigningKey } from './signing-keys.ts';
 
@@ -52,7 +52,7 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
   let keys: SigningKey[] = [];
   let jwks = createLocalJWKSet({ keys: [] });
   let revoked = new Set<string>();
-  let lastRefresh = 0;
+  let lastAttempt = 0;
   let timer: NodeJS.Timeout | undefined;
   // Refreshes overlap (the timer on a slow database, one started by an unknown kid) and finish in
   // any order: one that started earlier read older rows, and applied last it would accept again a
@@ -71,7 +71,6 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
     keys = loaded;
     jwks = createLocalJWKSet({ keys: loaded.map((k) => k.publicJwk) });
     revoked = new Set(revokedIds);
-    lastRefresh = Date.now();
   }
 
   async function issue(principal: Principal): Promise<{ access_token: string; expires_in: number; scope: string }> {
@@ -153,9 +152,15 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
       } catch {
         throw new TokenError('the token is not a JWT');
       }
-      // A key rotated by another process since our last refresh: reload at most once a second.
-      if (typeof kid === 'string' && !keys.some((k) => k.kid === kid) && Date.now() - lastRefresh > 1000) {
-        await refresh();
+      // A key rotated by another process since our last refresh: reload at most once a second
+      // (attempts counted, not successes: with the database down, not one reload per request).
+      if (typeof kid === 'string' && !keys.some((k) => k.kid === kid) && Date.now() - lastAttempt > 1000) {
+        lastAttempt = Date.now();
+        try {
+          await refresh();
+        } catch (cause) {
+          throw new AppError('service_unavailable', 'the token\'s signing key could not be loaded; try again shortly', { headers: { 'retry-after': '1' }, cause });
+        }
       }
       let payload;
       try {
