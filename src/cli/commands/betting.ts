@@ -1,7 +1,8 @@
 // tenant set-limits: how much of a bet the tenant's book accepts (docs/betting.md, Limits); and
 // bet cancel | cash-out | adjust | show | history: an operator's changes to one placed bet and its
 // record (docs/bets-admin.md). Each prints one JSON object; money is decimal text ("12.50").
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import { parseDollars } from '../../racing/money.ts';
 import { amount, example, uuid, withRuntime } from '../run.ts';
 
 /** Who made a change, as the bet's history records it. */
@@ -18,15 +19,23 @@ interface LimitOptions {
 /** "none" removes a limit; any other text is checked by the service as dollars. */
 const limit = (raw: string | undefined) => (raw === undefined ? undefined : raw.trim().toLowerCase() === 'none' ? null : raw);
 
+/** A limit as given: "none", or dollars above 0 the service can store; anything else is a usage error (exit 2). */
+function limitOption(value: string): string {
+  if (value.trim().toLowerCase() === 'none') return value;
+  const cents = parseDollars(value.trim());
+  if (cents === undefined || cents <= 0n || cents >= 10n ** 16n) throw new InvalidArgumentError('must be an amount in dollars above 0 and below 10^14 with at most two decimals (like 500 or 12.50), or none');
+  return value;
+}
+
 export function registerBettingCommands(tenant: Command): void {
   tenant
     .command('set-limits')
     .description('Set a tenant\'s acceptance limits for placed bets, in dollars (docs/betting.md). A limit not given is kept; "none" removes one. ' +
       'Prints {tenant_id, max_stake, max_payout, max_runner_liability, updated_at}')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
-    .option('--max-stake <dollars>', 'the most of one bet\'s stake taken')
-    .option('--max-payout <dollars>', 'fixed odds: the most one bet may pay out')
-    .option('--max-runner-liability <dollars>', 'fixed-odds win and place: the most the book may pay out on one runner')
+    .option('--max-stake <dollars>', 'the most of one bet\'s stake taken ("none": no limit)', limitOption)
+    .option('--max-payout <dollars>', 'fixed odds: the most one bet may pay out ("none": no limit)', limitOption)
+    .option('--max-runner-liability <dollars>', 'fixed-odds win and place: the most the book may pay out on one runner ("none": no limit)', limitOption)
     .action((tenantId: string, opts: LimitOptions) =>
       withRuntime((rt) => rt.services.betting.setLimits(tenantId, {
         maxStake: limit(opts.maxStake), maxPayout: limit(opts.maxPayout), maxRunnerLiability: limit(opts.maxRunnerLiability),

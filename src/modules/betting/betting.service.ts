@@ -97,7 +97,7 @@ function limitValue(name: string, given: string | null | undefined, current: str
   if (given === undefined) return current ?? null;
   if (given === null) return null;
   const cents = parseDollars(given);
-  if (cents === undefined || cents <= 0n || cents >= 10n ** 16n) throw new AppError('bad_request', `--${name} must be an amount in dollars above 0 with at most two decimals (or "none"), got "${given.slice(0, 40)}"`);
+  if (cents === undefined || cents <= 0n || cents >= 10n ** 16n) throw new AppError('bad_request', `${name} must be an amount in dollars above 0 and below 10^14 with at most two decimals (null removes the limit), got "${given.slice(0, 40)}"`);
   return centsToDollars(cents);
 }
 
@@ -219,9 +219,9 @@ export function createBettingService(deps: BettingDeps) {
       await deps.tenants.requireTenant(tenantId);
       const current = await lq.findLimits(db, tenantId);
       const next: lq.LimitsRow = {
-        max_stake: limitValue('max-stake', input.maxStake, current?.max_stake),
-        max_payout: limitValue('max-payout', input.maxPayout, current?.max_payout),
-        max_runner_liability: limitValue('max-runner-liability', input.maxRunnerLiability, current?.max_runner_liability),
+        max_stake: limitValue('max_stake', input.maxStake, current?.max_stake),
+        max_payout: limitValue('max_payout', input.maxPayout, current?.max_payout),
+        max_runner_liability: limitValue('max_runner_liability', input.maxRunnerLiability, current?.max_runner_liability),
       };
       const row = await lq.upsertLimits(db, tenantId, next, clock());
       return { tenant_id: tenantId, ...row, updated_at: row.updated_at.toISOString() };
