@@ -177,7 +177,7 @@ export function fileError(file: string, error: unknown): string {
   return `cannot read ${file}: ${why}`;
 }
 
-/** The "Example:" section of a command's --help. */
+/** The "Example:" section of a command's --help, as run in the checkout (./bin/wagerline: npm ci puts no wagerline on PATH). */
 export function example(...lines: string[]): string {
-  return `\nExample:\n${lines.map((l) => `  $ ${l}`).join('\n')}\n`;
+  return `\nExample:\n${lines.map((l) => `  $ ${l.replace(/^wagerline /, './bin/wagerline ')}`).join('\n')}\n`;
 }

@@ -116,7 +116,7 @@ export function registerCatalogCommands(program: Command): void {
     .argument('<runner>', 'runner number', runnerNumber)
     .option('--win-deduction <percent>', 'deduction from win dividends, 0 to 99.99', decimal(parseDeduction))
     .option('--place-deduction <percent>', 'deduction from place dividends, 0 to 99.99', decimal(parseDeduction))
-    .addHelpText('after', example('wagerline race scratch 900001 5 2 --win-deduction 15 --place-deduction 5'))
+    .addHelpText('after', example('wagerline race scratch 900001 5 3 --win-deduction 15 --place-deduction 5'))
     .action((m: number, r: number, n: number, opts: { winDeduction?: string; placeDeduction?: string }) =>
       withRuntime(async (rt) => settleNow(rt, `the scratching of runner ${n}`, await rt.services.catalogue.scratch(m, r, n, {
         ...(opts.winDeduction !== undefined && { win_deduction: opts.winDeduction }),
@@ -147,8 +147,8 @@ export function registerCatalogCommands(program: Command): void {
     .option('--interim', 'an interim result: shown, not settled')
     .option('--short-field', 'fewer runners finished than the race\'s products need (places paid, exotics): the placings list every one (refused without it)')
     .addHelpText('after', example(
-      'wagerline race result 900001 5 --placings \'[[4],[7,2],[1]]\' --dividends \'{"exacta": 30.0, "trifecta": 120.5}\'',
-      'wagerline race result 900001 5 --placings \'[[4],[7],[2]]\' --interim'))
+      'wagerline race result 900001 5 --placings \'[[4],[7],[2]]\' --interim',
+      'wagerline race result 900001 5 --placings \'[[4],[7,2],[1]]\' --dividends \'{"exacta": 30.0, "trifecta": 120.5}\''))
     .action((m: number, r: number, opts: { placings: unknown; dividends?: unknown; interim?: boolean; shortField?: boolean }) =>
       withRuntime((rt) => rt.services.settlement.resultRace(m, r, {
         placings: opts.placings, ...(opts.dividends !== undefined && { dividends: opts.dividends }), interim: opts.interim === true,
