@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { decodeJwt } from 'jose';
-import { cliChecks, cliEnv } from '../../../test/helpers/cli.ts';
+import { cliChecks, cliEnv, runCli } from '../../../test/helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 
 let db: TestDatabase;
@@ -49,6 +49,12 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
   assert.equal(wallet.private_network, true, 'an IP address the platform gives is taken as written');
   const auth = await ok(['tenant', 'set-auth', t.tenant_id, '--mode', 'custom']);
   const limits = await ok(['tenant', 'set-limits', t.tenant_id, '--max-stake', '500']);
+  // A limit that is not an amount is a usage error (exit 2), told before the database is opened.
+  for (const bad of ['0', 'abc', '12.505']) {
+    const res = await runCli(['tenant', 'set-limits', t.tenant_id, '--max-payout', bad], env);
+    assert.deepEqual([res.code, res.stdout], [2, ''], res.stderr);
+    assert.match(res.stderr, /--max-payout.*must be an amount in dollars above 0/);
+  }
   const full = await ok(['tenant', 'show', t.tenant_id]);
   const { client_secret: _secret, ...clientView } = client;
   assert.deepEqual(full.clients, [clientView]);
