@@ -56,7 +56,7 @@ const apiKey = (url: string, key = API_KEY, signingSecret: string | null = SIGNI
 test('refused before saving: unreachable, refused credentials, not a wallet — each says why', async () => {
   const dead = `http://127.0.0.1:${await freePort()}`;
   const cases: Array<[Parameters<Services['wallet']['setWallet']>[0], RegExp]> = [
-    [credentials(dead), /^wallet not saved: the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token: connection refused \(ECONNREFUSED\) \(--no-verify saves it without this check\)$/],
+    [credentials(dead), /^wallet not saved: the wallet is unreachable: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token: connection refused \(ECONNREFUSED\) \(--no-verify, or "verify": false over HTTP, saves it without this check\)$/],
     [credentials(tokens.url, 'wrong-secret-000'), /^wallet not saved: the wallet refused the client credentials: POST http:\/\/127\.0\.0\.1:\d+\/auth\/token answered HTTP 401 /],
     [credentials(notAWalletUrl), /^wallet not saved: no wallet token endpoint at http:\/\/127\.0\.0\.1:\d+\/auth\/token: expected a 2xx with an access_token \(docs\/wallet\.md\), got HTTP 404 with a body that is not a wallet's error \(\d+ bytes, not shown\)/],
     [apiKey(keyed.url, 'not-the-key'), /^wallet not saved: the wallet refused the API key \(header x-operator-key, signed\): POST http:\/\/127\.0\.0\.1:\d+\/refundBet answered HTTP 401 /],

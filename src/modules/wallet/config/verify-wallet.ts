@@ -31,7 +31,7 @@ const NO_CONNECTION: Record<string, string> = {
 };
 
 const refuse = (reason: string) =>
-  new AppError('bad_request', `wallet not saved: ${reason} (--no-verify saves it without this check)`);
+  new AppError('bad_request', `wallet not saved: ${reason} (--no-verify, or "verify": false over HTTP, saves it without this check)`);
 
 /**
  * What came back, for a message: the status and, from a JSON body, only the fields a wallet's
