@@ -68,6 +68,11 @@ test('tenant show: nothing configured, then clients, wallet, user auth and limit
 
   await refused(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/other', '--auth', 'api_key', '--api-key', 'k', '--no-verify',
     '--no-private-network'], /--url leads to 127\.0\.0\.1, which is not a public address/);
+  // An API key that cannot be a header value is refused, even unverified (every call would fail).
+  for (const key of ['clé-secrète', ' padded ', 'two\nlines']) {
+    await refused(['tenant', 'set-wallet', t.tenant_id, '--url', 'http://127.0.0.1:9/other', '--auth', 'api_key', '--api-key', key, '--no-verify'],
+      /--api-key must be printable ASCII/);
+  }
   // A host name (not an IP address) needs the platform's word.
   const byName = ['tenant', 'set-auth', t.tenant_id, '--mode', 'jwt', '--jwks-url', 'http://localhost:9/jwks.json', '--client-id', 'web'];
   await refused(byName, /--jwks-url leads to localhost, which resolves to an address that is not public; .+--private-network/);

@@ -141,6 +141,11 @@ export async function setWallet(
     if (input.clientId || input.clientSecret) throw bad('--client-id/--client-secret belong to --auth client_credentials');
     const header = (input.apiKeyHeader ?? 'x-api-key').toLowerCase();
     if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw bad(`--api-key-header "${input.apiKeyHeader}" is not an HTTP header name`);
+    // Sent as a header value on every call: anything else could be saved (--no-verify) and then
+    // fail every call at delivery, or be told as "the wallet is unreachable" by the check.
+    if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(input.apiKey)) {
+      throw bad('--api-key must be printable ASCII, without leading or trailing spaces (it is sent as an HTTP header value)');
+    }
     auth = { kind: 'api_key', apiKey: input.apiKey, header };
   } else {
     throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
