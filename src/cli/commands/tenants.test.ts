@@ -126,4 +126,8 @@ test('token: prints a token for the client\'s scopes, or the subset asked for; w
   await refused(['token', '--client-id', 'wl_nobody', '--client-secret', 'wrong'], /invalid_client/);
   await refused(['token', '--client-id', client.client_id, '--client-secret', client.client_secret, '--scope', 'backoffice'], /invalid_scope/);
   await refused(['token', '--client-id', client.client_id], /--client-secret/);
+  // The secret may come from the environment, out of sight of ps.
+  const fromEnv = await runCli(['token', '--client-id', client.client_id], { ...env, WAGERLINE_CLIENT_SECRET: client.client_secret });
+  assert.equal(fromEnv.code, 0, fromEnv.stderr);
+  assert.equal(fromEnv.json().token_type, 'Bearer');
 });

@@ -1,5 +1,5 @@
 // tenant create | list | show | disable, client create | list | rotate-secret | revoke | grant, token.
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { AppError } from '../../errors.ts';
 import { OAuthError } from '../../modules/auth/tokens.service.ts';
 import { list, uuid, uuidList, withRuntime } from '../run.ts';
@@ -38,7 +38,8 @@ export function registerTenantCommands(program: Command): Command {
     .description('Issue an access token for a client, as POST /oauth/token would (checked the same way; no HTTP). ' +
       'Prints {"access_token", "token_type", "expires_in", "scope"}')
     .requiredOption('--client-id <id>', 'the client\'s id')
-    .requiredOption('--client-secret <secret>', 'the client\'s secret')
+    .addOption(new Option('--client-secret <secret>', 'the client\'s secret (prefer the environment variable: arguments show in ps)')
+      .env('WAGERLINE_CLIENT_SECRET').makeOptionMandatory())
     .option('--scope <scopes>', 'space- or comma-separated subset of the client\'s scopes (default: all of them)')
     .action((opts: { clientId: string; clientSecret: string; scope?: string }) =>
       withRuntime(async (rt) => {
