@@ -107,3 +107,20 @@ test('a tote stake whose percentage rounds to 0 at 4 places is refused; one cut 
     await f.services.betting.setLimits(f.tenantId, { maxStake: null });
   }
 });
+
+test('an import may not drop a product of an open race that bets still to settle need; one without such bets may', async () => {
+  const exacta = await f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'EXACTA', boxed: true, stake: 2, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1, 2]] }],
+  });
+  assert.equal(exacta.status, 'ACCEPTED');
+  const race = (n: number, products: string[]) => ({ meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Flemington', jurisdiction: 'VIC',
+    code: 'T', races: [{ race_number: n, start_time: new Date(Date.now() + 3600_000).toISOString(), products, runners: [] }] });
+  // Without exacta, no result could give the exacta bet its dividend: it would wait for ever.
+  await assert.rejects(f.services.catalogue.importCatalog(race(1, ['win'])),
+    (e: unknown) => e instanceof AppError && e.code === 'race_not_trading' && /race 1 of meeting 779101 \(open\), dropping one its bets still to settle need/.test(e.message));
+  assert.deepEqual((await f.services.catalogue.getRace(MEETING, 1))!.products, ['win', 'exacta']);
+  await f.services.catalogue.importCatalog(race(1, ['exacta', 'win', 'place'])); // keeping them, adding one: fine
+  await f.services.catalogue.importCatalog(race(2, ['firstfour', 'trifecta'])); // race 2's first four bet was rejected: nothing in play
+  assert.deepEqual((await f.services.catalogue.getRace(MEETING, 2))!.products, ['firstfour', 'trifecta']);
+  await f.services.catalogue.importCatalog(race(2, ['trifecta']));
+});

@@ -161,3 +161,17 @@ export async function historyOf(db: Queryable, tenantId: string, betId: string) 
     'SELECT seq, at, from_status, to_status, cause, detail FROM bet_history WHERE tenant_id = $1 AND bet_id = $2 ORDER BY seq', [tenantId, betId]);
   return rows;
 }
+
+/** Bet kinds with bets still to settle (pending, accepted, partly accepted) on each of the races, keyed "meeting/race". */
+export async function kindsInPlay(db: Queryable, races: Array<{ meetingId: number; raceNumber: number }>): Promise<Map<string, string[]>> {
+  if (!races.length) return new Map();
+  const { rows } = await db.query<{ meeting_id: string; race_number: number; kinds: string[] }>(
+    `SELECT l.meeting_id, l.race_number, array_agg(DISTINCT b.kind) AS kinds
+       FROM unnest($1::bigint[], $2::int[]) AS r(m, n)
+       JOIN bet_legs l ON l.meeting_id = r.m AND l.race_number = r.n
+       JOIN bets b ON b.tenant_id = l.tenant_id AND b.bet_id = l.bet_id
+      WHERE b.status IN ('pending', 'accepted', 'partially_accepted')
+      GROUP BY l.meeting_id, l.race_number`,
+    [races.map((r) => r.meetingId), races.map((r) => r.raceNumber)]);
+  return new Map(rows.map((r) => [`${r.meeting_id}/${r.race_number}`, r.kinds]));
+}

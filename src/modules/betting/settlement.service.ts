@@ -7,6 +7,7 @@
 // the same row lock.
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import type { Move } from '../../racing/bet-ledger.ts';
+import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { raceKey } from '../../racing/results.ts';
 import type { RaceFacts } from '../../racing/settle.ts';
 import type { CatalogueService, RaceChange } from '../catalogue/catalogue.service.ts';
@@ -44,6 +45,18 @@ export interface SettlementSummary {
 /** The catalogue's hook: queues the race for settlement in the transaction that changed it. */
 export async function queueRaceSettlement(tx: Queryable, change: RaceChange, now: Date): Promise<void> {
   await sq.insertJob(tx, change.meetingId, change.raceNumber, change.cause, now);
+}
+
+/**
+ * The catalogue's other hook: the race products that bets still to settle on these races need
+ * (a win bet and a multi's leg need win, an exacta exacta…; a quaddie's or daily double's pool is
+ * no race product), keyed "meeting/race". An import may not take them away: a result could no
+ * longer give those bets their dividend.
+ */
+export async function productsInPlay(tx: Queryable, races: Array<{ meetingId: number; raceNumber: number }>): Promise<Map<string, string[]>> {
+  const kinds = await sq.kindsInPlay(tx, races);
+  return new Map([...kinds].map(([race, list]) => [race, [...new Set(list.map((k) => KIND_RULES[k as BetKind])
+    .filter((rule) => rule.legs === 1 || rule.legs === 'many').map((rule) => rule.product))]]));
 }
 
 /** The wallet call of a move, for the bet it belongs to. */

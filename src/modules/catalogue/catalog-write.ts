@@ -18,8 +18,16 @@ export interface RaceChange {
 }
 
 export type OnRaceChange = (tx: Queryable, change: RaceChange) => Promise<void>;
+/** The race products bets still to settle need, by "meeting/race" (betting answers it: services.ts). */
+export type ProductsInPlay = (tx: Queryable, races: Array<{ meetingId: number; raceNumber: number }>) => Promise<Map<string, string[]>>;
 
-export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], clock: () => Date, changed: OnRaceChange): Promise<ImportResult> {
+export interface WriteHooks {
+  clock: () => Date;
+  changed: OnRaceChange;
+  productsInPlay: ProductsInPlay;
+}
+
+export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], { clock, changed, productsInPlay }: WriteHooks): Promise<ImportResult> {
   await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
   const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
   // The upsert locks the races it updates: their statuses hold until the commit. The time of its
@@ -27,6 +35,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
   // race before it then struck its bets earlier (docs/settlement.md, Late-scratching deductions).
   // Read before the upsert overwrites them: a race past taking bets keeps its products (below).
   const productChanges = await rq.racesChangingProducts(tx, races);
+  const dropped = await droppingProductsInPlay(tx, productChanges, races, productsInPlay);
   await rq.upsertRaces(tx, races);
   const now = clock();
   const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
@@ -35,7 +44,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
     win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
   }))));
   const scratchings = await rq.scratchingChanges(tx, runners);
-  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), productChanges);
+  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), [...productChanges.filter((c) => !acceptsPrices(c.status as RaceStatus)), ...dropped]);
   const priceChanges = await rq.upsertRunners(tx, runners, now);
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
@@ -50,26 +59,41 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], c
 }
 
 /**
+ * The races among `changes` (their products changing) that would lose a product bets still to
+ * settle need: a result could no longer give those bets their dividend (it takes only the race's
+ * products), and they would wait for ever.
+ */
+async function droppingProductsInPlay(tx: Queryable, changes: rq.ProductChange[], races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>,
+  productsInPlay: ProductsInPlay): Promise<rq.ProductChange[]> {
+  const open = changes.filter((c) => acceptsPrices(c.status as RaceStatus));
+  if (!open.length) return [];
+  const needed = await productsInPlay(tx, open.map((c) => ({ meetingId: Number(c.meeting_id), raceNumber: c.race_number })));
+  const given = new Map(races.map((r) => [`${r.meeting_id}/${r.race_number}`, r.products ?? []]));
+  return open.filter((c) => (needed.get(`${c.meeting_id}/${c.race_number}`) ?? []).some((p) => !given.get(`${Number(c.meeting_id)}/${c.race_number}`)!.includes(p)));
+}
+
+/**
  * A new scratching, new deductions or a new runner on a race past taking scratchings (interim,
  * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
  * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. So
  * are other products on a race past taking bets (closed and after): its bets were taken on the
  * products it had, and a result is checked against them (a product dropped would let a result
- * leave its bets' positions unlisted, settled as losers). A file that repeats the race as it
- * stands changes nothing of it and passes.
+ * leave its bets' positions unlisted, settled as losers); and, on an open race, dropping a product
+ * that bets still to settle need. A file that repeats the race as it stands changes nothing of it
+ * and passes.
  */
 function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], products: rq.RaceStatusRow[]): void {
   const late = (list: rq.RaceStatusRow[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
   const [scratched, added] = [late(scratchings), late(gaining)];
-  const reproduced = products.filter((c) => !acceptsPrices(c.status as RaceStatus));
+  const reproduced = products;
   if (!scratched.length && !added.length && !reproduced.length) return;
   const name = (c: rq.RaceStatusRow) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
   const problems = [
     ...scratched.map((c) => `scratches runners or changes deductions in ${name(c)}`),
     ...added.map((c) => `adds runners to ${name(c)}`),
-    ...reproduced.map((c) => `changes the products of ${name(c)}`),
+    ...reproduced.map((c) => `changes the products of ${name(c)}${acceptsPrices(c.status as RaceStatus) ? ', dropping one its bets still to settle need' : ''}`),
   ];
   const races = [...scratched, ...added, ...reproduced].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
-  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted, its products only until it closes`,
+  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted, its products only until it closes (and never one its bets need)`,
     { extensions: { races } });
 }

@@ -9,7 +9,7 @@ import {
   acceptsPrices, acceptsScratchings, checkMove, isManualStatus, MANUAL_STATUSES, nextStatuses, type RaceStatus,
 } from '../../racing/race-status.ts';
 import { checkCatalog, meetingIdsOf, refusal } from './catalog-import.ts';
-import { writeMeetings, type ImportResult, type RaceChange } from './catalog-write.ts';
+import { writeMeetings, type ImportResult, type ProductsInPlay, type RaceChange } from './catalog-write.ts';
 import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
@@ -80,9 +80,11 @@ export interface CatalogueDeps {
   onRaceChange?: (tx: Queryable, change: RaceChange) => Promise<void>;
   /** Called inside an import's transaction with the meetings it wrote (stored bets follow their dates). */
   onMeetingsWritten?: (tx: Queryable, meetingIds: number[]) => Promise<unknown>;
+  /** The race products that bets still to settle need, by "meeting/race" (an import keeps them). */
+  productsInPlay?: ProductsInPlay;
 }
 
-export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten }: CatalogueDeps) {
+export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten, productsInPlay = async () => new Map() }: CatalogueDeps) {
   const changed = (tx: Queryable, change: RaceChange) => onRaceChange?.(tx, change) ?? Promise.resolve();
   const written = (tx: Queryable, meetings: Array<{ meeting_id: number }>) => onMeetingsWritten?.(tx, meetings.map((m) => m.meeting_id));
 
@@ -120,7 +122,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
       return withTransaction(db, async (tx) => {
-        const result = await writeMeetings(tx, checked.meetings, clock, changed);
+        const result = await writeMeetings(tx, checked.meetings, { clock, changed, productsInPlay });
         await written(tx, checked.meetings);
         return result;
       });

@@ -134,11 +134,13 @@ export async function lockRaces(db: Queryable, races: Array<{ meetingId: number 
  * race not yet in the catalogue or without products in the file changes none). Locks them
  * (FOR NO KEY UPDATE, in (meeting, race) order, as upsertRaces does) so the status read holds.
  */
-export async function racesChangingProducts(db: Queryable, races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>): Promise<RaceStatusRow[]> {
+export interface ProductChange extends RaceStatusRow { products: string[] }
+
+export async function racesChangingProducts(db: Queryable, races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>): Promise<ProductChange[]> {
   const given = races.filter((r) => r.products !== null);
   if (!given.length) return [];
-  const { rows } = await db.query<RaceStatusRow>(
-    `SELECT r.meeting_id, r.race_number, r.status
+  const { rows } = await db.query<ProductChange>(
+    `SELECT r.meeting_id, r.race_number, r.status, r.products
      FROM race_starts r JOIN unnest($1::bigint[], $2::int[], $3::text[]) AS u(m, n, p) ON r.meeting_id = u.m AND r.race_number = u.n
      WHERE NOT (r.products @> string_to_array(u.p, ',') AND r.products <@ string_to_array(u.p, ','))
      ORDER BY r.meeting_id, r.race_number FOR NO KEY UPDATE OF r`,
