@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { placings } from './factories/placings.ts';
+import { applyBetAction, betActionArbs, placings, type BetAction } from './factories/settlement-steps.ts';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { centsToDollars, parseDollars } from '../src/racing/money.ts';
@@ -30,17 +30,13 @@ type Op =
   | { op: 'scratch'; runner: number; deduction: number }
   | { op: 'result'; order: number[]; groups: number[] }
   | { op: 'abandon' }
-  | { op: 'cancel' }
-  | { op: 'cashOut'; percent: number }
-  | { op: 'adjust'; cents: number };
+  | BetAction;
 
 const opArb: fc.Arbitrary<Op> = fc.oneof(
   fc.record({ op: fc.constant('scratch' as const), runner: fc.integer({ min: 1, max: 8 }), deduction: fc.integer({ min: 0, max: 25 }) }),
   { arbitrary: fc.record({ op: fc.constant('result' as const), order: fc.shuffledSubarray([1, 2, 3, 4, 5, 6, 7, 8], { minLength: 8, maxLength: 8 }), groups: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 5 }) }), weight: 3 },
   fc.constant({ op: 'abandon' as const }),
-  fc.constant({ op: 'cancel' as const }),
-  fc.record({ op: fc.constant('cashOut' as const), percent: fc.integer({ min: 1, max: 100 }) }),
-  fc.record({ op: fc.constant('adjust' as const), cents: fc.integer({ min: 1, max: 500 }) }),
+  ...betActionArbs,
 );
 
 const betArb = fc.record({
@@ -76,11 +72,7 @@ async function apply(meetingId: number, ref: { tenantId: string; betId: string }
     const places = placings(step.order, step.groups, scratched);
     await s.settlement.resultRace(meetingId, 1, { placings: places, dividends: dividendsFor(places) });
   } else if (step.op === 'abandon') await s.catalogue.setStatus(meetingId, 1, 'abandoned');
-  else if (step.op === 'cancel') await s.bets.cancelBet(ref, { reason: 'property' });
-  else if (step.op === 'cashOut') {
-    const bet = (await f.db.pool.query<{ accepted_stake: string }>('SELECT accepted_stake FROM bets WHERE bet_id = $1', [ref.betId])).rows[0]!;
-    await s.bets.cashOut(ref, centsToDollars(BigInt(Math.max(1, Math.floor(Number(parseDollars(bet.accepted_stake)!) * step.percent / 100)))));
-  } else await s.bets.adjust(ref, centsToDollars(BigInt(step.cents)), 'goodwill');
+  else await applyBetAction(s.bets, f.db.pool, ref, step);
   await s.settlement.runPending();
 }
 

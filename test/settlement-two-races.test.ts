@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { placings } from './factories/placings.ts';
+import { applyBetAction, betActionArbs, placings, type BetAction } from './factories/settlement-steps.ts';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
 import { centsToDollars, parseDollars } from '../src/racing/money.ts';
@@ -47,9 +47,7 @@ type Op =
   | { op: 'scratch'; race: number; runner: number; win: number; place: number }
   | { op: 'result'; race: number; interim: boolean; order: number[]; groups: number[] }
   | { op: 'abandon'; race: number }
-  | { op: 'cancel' }
-  | { op: 'cashOut'; percent: number }
-  | { op: 'adjust'; cents: number };
+  | BetAction;
 
 const raceArb = fc.constantFrom(1, 2);
 const opArb: fc.Arbitrary<Op> = fc.oneof(
@@ -57,9 +55,7 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { arbitrary: fc.record({ op: fc.constant('result' as const), race: raceArb, interim: fc.boolean(), order: fc.shuffledSubarray(RUNNERS, { minLength: 8, maxLength: 8 }),
     groups: fc.array(fc.integer({ min: 1, max: 3 }), { minLength: 1, maxLength: 5 }) }), weight: 4 },
   fc.record({ op: fc.constant('abandon' as const), race: raceArb }),
-  fc.constant({ op: 'cancel' as const }),
-  fc.record({ op: fc.constant('cashOut' as const), percent: fc.integer({ min: 1, max: 100 }) }),
-  fc.record({ op: fc.constant('adjust' as const), cents: fc.integer({ min: 1, max: 500 }) }),
+  ...betActionArbs,
 );
 
 interface BetSpec { kind: BetKind; boxed: boolean; legs: Array<{ raceNumber: number; selections: number[][]; price?: number }> }
@@ -99,11 +95,7 @@ async function apply(meetingId: number, ref: { tenantId: string; betId: string }
     const places = placings(step.order, step.groups, scratched.get(step.race)!);
     await s.settlement.resultRace(meetingId, step.race, { placings: places, dividends: dividendsFor(step.race, places), interim: step.interim });
   } else if (step.op === 'abandon') await s.catalogue.setStatus(meetingId, step.race, 'abandoned');
-  else if (step.op === 'cancel') await s.bets.cancelBet(ref, { reason: 'property' });
-  else if (step.op === 'cashOut') {
-    const bet = (await f.db.pool.query<{ accepted_stake: string }>('SELECT accepted_stake FROM bets WHERE bet_id = $1', [ref.betId])).rows[0]!;
-    await s.bets.cashOut(ref, centsToDollars(BigInt(Math.max(1, Math.floor(Number(parseDollars(bet.accepted_stake)!) * step.percent / 100)))));
-  } else await s.bets.adjust(ref, centsToDollars(BigInt(step.cents)), 'goodwill');
+  else await applyBetAction(s.bets, f.db.pool, ref, step);
   await s.settlement.runPending();
 }
 

@@ -74,12 +74,13 @@ export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: b
   if (typeof stake === 'string') throw bad('invalid_stake', stake);
   if (KIND_RULES[kind].pricing !== 'fixed') {
     const count = combinations(kind, input.legs.map((l) => l.selections), input.boxed === true);
+    const units = percentageUnits(stake, count);
     // The percentage is kept to 4 places: one that rounds to 0 would take a stake that can win nothing.
-    if (percentageUnits(stake, count) === 0n) {
+    if (units === 0n) {
       throw bad('invalid_stake', `stake is below 0.0001 % a combination: ${count} combinations need a stake of at least ${centsToDollars(minimumToteStake(count))}`);
     }
     // The percentage is kept as NUMERIC(14,4): below 10,000,000,000 %, i.e. $100,000,000 a combination.
-    if (percentageUnits(stake, count) >= MAX_PERCENTAGE_UNITS) {
+    if (units >= MAX_PERCENTAGE_UNITS) {
       throw bad('invalid_stake', `stake must be below $100,000,000 a combination (${count} here): the percentage would be 10,000,000,000 % or more`);
     }
   }

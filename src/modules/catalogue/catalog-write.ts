@@ -34,8 +34,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
   // scratchings and prices is read once it holds them, as `race scratch` does: a take holding a
   // race before it then struck its bets earlier (docs/settlement.md, Late-scratching deductions).
   // Read before the upsert overwrites them: a race past taking bets keeps its products (below).
-  const productChanges = await rq.racesChangingProducts(tx, races);
-  const dropped = await droppingProductsInPlay(tx, productChanges, races, productsInPlay);
+  const productChanges = await refusedProductChanges(tx, await rq.racesChangingProducts(tx, races), races, productsInPlay);
   await rq.upsertRaces(tx, races);
   const now = clock();
   const runners = meetings.flatMap((m) => m.races.flatMap((r) => r.runners.map((x) => ({
@@ -44,7 +43,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
     win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
   }))));
   const scratchings = await rq.scratchingChanges(tx, runners);
-  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), [...productChanges.filter((c) => !acceptsPrices(c.status as RaceStatus)), ...dropped]);
+  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), productChanges);
   const priceChanges = await rq.upsertRunners(tx, runners, now);
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
@@ -59,33 +58,34 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
 }
 
 /**
- * The races among `changes` (their products changing) that would lose a product bets still to
- * settle need: a result could no longer give those bets their dividend (it takes only the race's
- * products), and they would wait for ever.
+ * The product changes (`changes`: races whose products the file changes) the file may not make:
+ * any on a race past taking bets (closed and after), whose bets were taken on the products it had;
+ * on an open race, one dropping a product bets still to settle need — a result takes dividends
+ * only for the race's products, so those bets would wait for ever.
  */
-async function droppingProductsInPlay(tx: Queryable, changes: rq.ProductChange[], races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>,
+async function refusedProductChanges(tx: Queryable, changes: rq.ProductChange[], races: Array<{ meeting_id: number; race_number: number; products: string[] | null }>,
   productsInPlay: ProductsInPlay): Promise<rq.ProductChange[]> {
   const open = changes.filter((c) => acceptsPrices(c.status as RaceStatus));
-  if (!open.length) return [];
+  const closed = changes.filter((c) => !open.includes(c));
+  if (!open.length) return closed;
+  const key = (meetingId: number | string, raceNumber: number) => `${Number(meetingId)}/${raceNumber}`;
   const needed = await productsInPlay(tx, open.map((c) => ({ meetingId: Number(c.meeting_id), raceNumber: c.race_number })));
-  const given = new Map(races.map((r) => [`${r.meeting_id}/${r.race_number}`, r.products ?? []]));
-  return open.filter((c) => (needed.get(`${c.meeting_id}/${c.race_number}`) ?? []).some((p) => !given.get(`${Number(c.meeting_id)}/${c.race_number}`)!.includes(p)));
+  const given = new Map(races.map((r) => [key(r.meeting_id, r.race_number), r.products ?? []]));
+  const dropping = open.filter((c) => (needed.get(key(c.meeting_id, c.race_number)) ?? []).some((p) => !given.get(key(c.meeting_id, c.race_number))!.includes(p)));
+  return [...closed, ...dropping];
 }
 
 /**
  * A new scratching, new deductions or a new runner on a race past taking scratchings (interim,
  * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
  * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. So
- * are other products on a race past taking bets (closed and after): its bets were taken on the
- * products it had, and a result is checked against them (a product dropped would let a result
- * leave its bets' positions unlisted, settled as losers); and, on an open race, dropping a product
- * that bets still to settle need. A file that repeats the race as it stands changes nothing of it
- * and passes.
+ * are the product changes refusedProductChanges found: on a race past taking bets a product dropped
+ * would let a result leave its bets' positions unlisted, settled as losers. A file that repeats the
+ * race as it stands changes nothing of it and passes.
  */
-function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], products: rq.RaceStatusRow[]): void {
+function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], reproduced: rq.RaceStatusRow[]): void {
   const late = (list: rq.RaceStatusRow[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
   const [scratched, added] = [late(scratchings), late(gaining)];
-  const reproduced = products;
   if (!scratched.length && !added.length && !reproduced.length) return;
   const name = (c: rq.RaceStatusRow) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
   const problems = [
