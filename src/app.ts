@@ -15,7 +15,7 @@ import { registerAuthenticate } from './http/authenticate.ts';
 import { serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
-import { registerProblemHandlers } from './http/problem.ts';
+import { frameworkProblem, registerProblemHandlers, sendProblem } from './http/problem.ts';
 import { isUpgrade } from './http/graphql-ws.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
@@ -72,6 +72,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Nor are unknown fields dropped (Fastify's default removes them where a schema says
     // additionalProperties: false): a misspelt field is a 400 naming it, never silently ignored.
     ajv: { customOptions: { allErrors: true, coerceTypes: false, removeAdditional: false } },
+    // The router's own refusals (a path whose %-escapes are broken or not UTF-8) answer as every
+    // other 400 does, not with Fastify's JSON; no hook runs for them, so the request id is set here.
+    frameworkErrors: (error, request, reply) => sendProblem(reply.header('x-request-id', request.id), frameworkProblem(error)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.addHook('onSend', async (request, reply) => {

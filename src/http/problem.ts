@@ -177,6 +177,14 @@ export function toAppError(error: unknown): AppError {
   return new AppError('internal_error', 'an unexpected error occurred; it has been logged', { cause: error });
 }
 
+/** The problem for an error the router raises before any route runs (Fastify's frameworkErrors). */
+export function frameworkProblem(error: FastifyError): AppError {
+  if (error.code === 'FST_ERR_BAD_URL') {
+    return new AppError('bad_request', 'the path is not a valid URL: a %-escape in it is malformed or does not encode UTF-8');
+  }
+  return toAppError(error);
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
     const problem = toAppError(error);
