@@ -95,3 +95,17 @@ test('an import does not change the products of a race past taking bets; the sam
   await c.importCatalog(meeting(910003, [{ ...raceOf(1, ['exacta', 'win', 'place']), runners: [] }, { ...raceOf(2, ['win']), runners: [] }]));
   assert.deepEqual((await c.getRace(910003, 2))!.products, ['win']);
 });
+
+test('a name or venue holding half of a surrogate pair is refused, not stored as U+FFFD; a whole pair is one character', async () => {
+  const c = services.catalogue;
+  const named = (name: string) => meeting(910004, [{ ...raceOf(1, ['win']), runners: [{ number: 1, name, win: 3 }] }]);
+  await rejects(c.importCatalog(named('Lone \ud83d')), 'validation_failed', /name.*unpaired surrogates/);
+  await rejects(c.importCatalog(meeting(910004, [raceOf(1, ['win'])], { venue: 'Flem\udc00ington' })), 'validation_failed', /venue.*unpaired surrogates/);
+  assert.equal((await db.pool.query('SELECT 1 FROM meetings WHERE meeting_id = 910004')).rows.length, 0, 'nothing imported');
+  await c.importCatalog(named('😀'.repeat(100)));
+  const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM runners WHERE meeting_id = 910004');
+  assert.deepEqual(rows.map((r) => r.name), ['😀'.repeat(100)]);
+  const { toMeetings } = await import('../src/modules/catalogue/catalogue-file.ts');
+  assert.throws(() => toMeetings([{ meeting_id: 1, date: '2024-05-01', venue: 'Rand\ud800wick', jurisdiction: 'NSW', code: 'T' }]),
+    /record 1: venue must not contain half of a surrogate pair/);
+});
