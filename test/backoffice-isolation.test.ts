@@ -92,3 +92,20 @@ test('client grant widens what a client sees, and a new grant replaces the old (
   assert.equal(unknown.stdout, '');
   assert.match(unknown.stderr, /no tenant with id/);
 });
+
+test('a grant still reaches a tenant once it is disabled (its bets still settle); its own client is refused', async () => {
+  const d = await backofficeClient(ctx);
+  const betsD = await insertBulkBets(ctx.db.pool, { tenantId: d.tenantId, count: 2 });
+  const e = await backofficeClient(ctx);
+  await ctx.services.tenants.grantTenants(e.clientId, [d.tenantId]);
+  await ctx.services.tenants.disableTenant(d.tenantId);
+  afterClientCache();
+  const read = await getBets(e, { ids: [d.tenantId] });
+  assert.deepEqual(read.body.data!.getBets.bets.map((x: { id: string }) => x.id).sort(), [...betsD].sort(), read.res.body);
+  const cancelled = await post(ctx, e.headers, CANCEL, { bet: { id: betsD[0], tenant_id: d.tenantId } }, 'CancelBet');
+  // These bets were written without wallet calls: the cancel got past the grant to the bet itself.
+  assert.deepEqual(codes(cancelled.body), ['WALLET_NO_RESERVATION'], cancelled.res.body);
+  const own = await getBets(d, { ids: [d.tenantId] });
+  assert.equal(own.res.statusCode, 401, own.res.body);
+  assert.deepEqual(codes(own.body), ['UNAUTHENTICATED']);
+});
