@@ -46,6 +46,38 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', PRIVAT
 
 const RECORDED_BODY_BYTES = 4096;
 
+/**
+ * Most bytes of an answer read (spec 2.6 answers are a few hundred). A longer one is not read
+ * further: with hundreds of calls in flight, answers read whole could exhaust the process that
+ * delivers every tenant's calls. It is an answer not the spec's: an unknown outcome.
+ */
+export const MAX_RESPONSE_BYTES = 64 * 1024;
+
+class AnswerTooLarge extends Error {
+  constructor() {
+    super(`answer over ${MAX_RESPONSE_BYTES} bytes: not read further`);
+  }
+}
+
+/** The body as text, refused (the request aborted) once it passes MAX_RESPONSE_BYTES. */
+async function boundedText(body: AsyncIterable<Buffer>, declared: string | string[] | undefined, abort: () => void): Promise<string> {
+  if (Number(declared) > MAX_RESPONSE_BYTES) {
+    abort();
+    throw new AnswerTooLarge();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) {
+      abort();
+      throw new AnswerTooLarge();
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 interface CachedToken {
   version: string;
   token?: string;
@@ -101,9 +133,10 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
         headersTimeout: timeoutMs,
         bodyTimeout: timeoutMs,
       });
-      const text = await response.body.text();
+      const text = await boundedText(response.body, response.headers['content-length'], () => response.body.destroy());
       return { status: response.statusCode, text };
     } catch (error) {
+      if (error instanceof AnswerTooLarge) throw error;
       if (stop?.aborted) throw new Error(`abandoned: ${String(stop.reason)}`);
       if (controller.signal.aborted) throw new Error(`timeout: no complete response within ${timeoutMs} ms`);
       throw error;
