@@ -86,6 +86,26 @@ export function validateExtra(op: Operation, input: { betId?: string; transactio
   }
 }
 
+/**
+ * JSON text with every object's keys in code-unit order, whatever order they were given in. The
+ * call's objects (betMetadata, reserve metadata) are sent first as the caller built them and on a
+ * retry as read back from jsonb, which reorders keys: without one order for both, a retry would
+ * carry other bytes than the first ask, and a wallet that fingerprints the body it first received
+ * under an Idempotency-Key would refuse it (spec 8: retried "with the same details").
+ */
+export function canonicalJson(value: unknown): string {
+  const json = (value as { toJSON?: () => unknown } | null)?.toJSON;
+  if (typeof json === 'function') return canonicalJson(json.call(value));
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined || typeof v === 'function' ? 'null' : canonicalJson(v))).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value).sort()
+      .filter((k) => (value as Record<string, unknown>)[k] !== undefined && typeof (value as Record<string, unknown>)[k] !== 'function')
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
 /** The exact JSON text sent for a call. amount is spliced in as a number literal in the unit. */
 export function buildBody(call: WireCall, unit: AmountUnit): string {
   const parts: string[] = [
@@ -96,9 +116,9 @@ export function buildBody(call: WireCall, unit: AmountUnit): string {
     `"amount":${amountOnWire(call.amount, unit)}`,
   ];
   if (call.op === 'reserve') {
-    parts.push(`"token":${JSON.stringify(call.token ?? '')}`, `"metadata":${JSON.stringify(call.extra.metadata ?? {})}`);
+    parts.push(`"token":${JSON.stringify(call.token ?? '')}`, `"metadata":${canonicalJson(call.extra.metadata ?? {})}`);
   }
-  if (call.op === 'confirm') parts.push(`"betMetadata":${JSON.stringify(call.extra.betMetadata ?? {})}`);
+  if (call.op === 'confirm') parts.push(`"betMetadata":${canonicalJson(call.extra.betMetadata ?? {})}`);
   if (call.op === 'debit' || call.op === 'credit') parts.push(`"transactionType":${JSON.stringify(call.extra.transactionType)}`);
   return `{${parts.join(',')}}`;
 }
