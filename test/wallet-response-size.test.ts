@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
+import { verifyWallet } from '../src/modules/wallet/config/verify-wallet.ts';
 import { createWalletHttp, MAX_RESPONSE_BYTES, type WalletEndpoint } from '../src/modules/wallet/delivery/http-client.ts';
 
 let server: http.Server;
@@ -77,4 +78,13 @@ test('an answer whose declared length is over the limit is refused without readi
   } finally {
     await client.close();
   }
+});
+
+// The check of set-wallet reads the answer of a URL a tenant's admin gives: the same limit keeps
+// that URL from filling the API server's memory.
+test('the check of a wallet being saved stops reading an endless answer at the limit', async () => {
+  const t0 = Date.now();
+  await assert.rejects(verifyWallet({ url: `${url}endless`, auth: { kind: 'api_key', apiKey: 'k', header: 'x-api-key' } }, 3000),
+    { message: /^wallet not saved: the wallet is unreachable: POST .*: answer over \d+ bytes/ });
+  assert.ok(Date.now() - t0 < 1500, `read for ${Date.now() - t0} ms: the answer was read until the bound`);
 });

@@ -7,6 +7,7 @@
 // Each exchange is bounded by WAGERLINE_WALLET_TIMEOUT_MS. A refusal says why, in one line.
 import { request } from 'undici';
 import { AppError } from '../../../errors.ts';
+import { AnswerTooLarge, boundedText } from '../../../net/bounded-body.ts';
 import { PRIVATE_ADDRESS, publicOnlyDispatcher } from '../../../net/private-network.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
 import type { WalletAuth } from '../delivery/http-client.ts';
@@ -63,8 +64,8 @@ async function post(url: string, body: string, headers: Record<string, string>, 
     });
     status = response.statusCode;
     // A body cut short reads as empty (what came is judged as is), unless the time ran out.
-    text = await response.body.text().catch((error: unknown) => {
-      if (signal.aborted) throw error;
+    text = await boundedText(response.body, response.headers['content-length'], () => response.body.destroy()).catch((error: unknown) => {
+      if (signal.aborted || error instanceof AnswerTooLarge) throw error;
       return '';
     });
   } catch (error) {

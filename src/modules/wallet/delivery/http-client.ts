@@ -3,6 +3,7 @@
 // 10-second bound on every call (spec 8) and the 401 → renew once → resend rule.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { AnswerTooLarge, boundedText, MAX_RESPONSE_BYTES } from '../../../net/bounded-body.ts';
 import { PRIVATE_ADDRESS, publicOnly, publicOnlyConnector } from '../../../net/private-network.ts';
 import { classifyResponse, type Verdict } from '../../../wallet-protocol/responses.ts';
 import { SIGNATURE_HEADER, TIMESTAMP_HEADER, signature } from '../../../wallet-protocol/signature.ts';
@@ -46,37 +47,7 @@ const NOT_SENT_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', PRIVAT
 
 const RECORDED_BODY_BYTES = 4096;
 
-/**
- * Most bytes of an answer read (spec 2.6 answers are a few hundred). A longer one is not read
- * further: with hundreds of calls in flight, answers read whole could exhaust the process that
- * delivers every tenant's calls. It is an answer not the spec's: an unknown outcome.
- */
-export const MAX_RESPONSE_BYTES = 64 * 1024;
-
-class AnswerTooLarge extends Error {
-  constructor() {
-    super(`answer over ${MAX_RESPONSE_BYTES} bytes: not read further`);
-  }
-}
-
-/** The body as text, refused (the request aborted) once it passes MAX_RESPONSE_BYTES. */
-async function boundedText(body: AsyncIterable<Buffer>, declared: string | string[] | undefined, abort: () => void): Promise<string> {
-  if (Number(declared) > MAX_RESPONSE_BYTES) {
-    abort();
-    throw new AnswerTooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    size += chunk.length;
-    if (size > MAX_RESPONSE_BYTES) {
-      abort();
-      throw new AnswerTooLarge();
-    }
-    chunks.push(chunk);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
+export { MAX_RESPONSE_BYTES };
 
 interface CachedToken {
   version: string;
