@@ -46,7 +46,7 @@ export function validateBatch(body: unknown, ctx: ValidationContext): Validation
   }
   const cols = emptyColumns();
   const seen = new Map<string, number>();
-  const state: BetState = { ctx, errors, warnings, bet: {}, index: 0, sentId: null };
+  const state: BetState = { ctx, errors, warnings, bet: {}, index: 0, sentId: null, meetingId, raceNumber };
   for (let i = 0; i < bets.length; i++) validateBet(state, bets[i], i, cols, seen);
   if (errors.length || meetingId === undefined || raceNumber === undefined) return { ok: false, errors };
   return { ok: true, meetingId, raceNumber, bets: cols, warnings: warnings.list() };

@@ -1,7 +1,7 @@
 // The rules of one bet object (spec 2.2 and what it implies; docs/upload.md has the table).
 import { checkSelection, parseSelection, STATUS_BY_LOWER, TYPE_BY_LOWER, TYPE_RULES, MAX_RUNNER, type BetType } from '../../racing/selection.ts';
 import { MICRO_PLACES, numberToDecimal, parseDecimal } from '../../racing/money.ts';
-import { parseInstant, trimText, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
+import { parseInstant, positiveInteger, trimText, MAX_RACE_NUMBER, MONEY_LIMIT, type Instant } from '../../racing/values.ts';
 import { localDate } from '../../racing/race-times.ts';
 import { echo } from '../../errors.ts';
 import { keySegment, type BetColumns, type BetError, type UploadWarning, type ValidationContext } from './batch.ts';
@@ -25,6 +25,8 @@ export const BET_FIELDS = new Set([
   'source', 'id', 'leg', 'time', 'type', 'runner_number', 'exotics_selection', 'user_id', 'user_name', 'user_state',
   'terminal_id', 'info_type', 'medium', 'resulted', 'status', 'bonus', 'back_indicator', 'bet_back_id', 'bet_back_agency',
   'bet_back_amount', 'bet_back_revenue', 'bet_back_date', 'amount', 'price', 'payout', 'net_result', 'currency',
+  // Not bet fields: a bet may repeat its request's meeting and race (checkRace), never name others.
+  'meeting_id', 'race_number',
 ]);
 /** user_id values that mean "no account": a terminal_id must say where the bet was taken (2.2). */
 const ANONYMOUS = new Set(['cash', 'anon', 'anonymous']);
@@ -65,6 +67,9 @@ export interface BetState {
   bet: Record<string, unknown>;
   index: number;
   sentId: string | number | null;
+  /** The request's meeting and race (undefined when that top-level field is itself invalid). */
+  meetingId: number | undefined;
+  raceNumber: number | undefined;
 }
 
 function fail(st: BetState, field: string, message: string): undefined {
@@ -84,6 +89,22 @@ function checkTerminal(st: BetState, userId: string | null | undefined, terminal
   else if (!anonymous && terminalId !== null) {
     fail(st, 'user_id', `must be cash, anon or anonymous when terminal_id is given, got ${echo(userId)}`);
   }
+}
+
+/**
+ * One meeting and one race per request (spec 8): a bet carrying its own meeting_id or race_number
+ * (as the upload client's files do) must name the request's. Ignored, a bet of race 5 sent in the
+ * request of race 1 would be stored, and reported to authorities, as a bet on race 1.
+ */
+function checkRace(st: BetState): void {
+  const own = (field: 'meeting_id' | 'race_number', want: number | undefined, max: number) => {
+    const v = st.bet[field];
+    if (v == null || v === '' || want === undefined || positiveInteger(v, max) === want) return;
+    fail(st, field, `is ${echo(v)}, but this request is for meeting ${st.meetingId ?? '?'} race ${st.raceNumber ?? '?'}: `
+      + 'one meeting and one race per request (send the bets of another race in a request of their own)');
+  };
+  own('meeting_id', st.meetingId, Number.MAX_SAFE_INTEGER);
+  own('race_number', st.raceNumber, MAX_RACE_NUMBER);
 }
 
 /** The bet with every string value trimmed (trimText), except the id, which is kept exactly as sent. */
@@ -147,6 +168,7 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   const bet = trimmed(raw);
   st.bet = bet;
   const { ctx, errors, warnings } = st;
+  checkRace(st);
   for (const key in bet) {
     // The field as messages quote a key (keySegment: at most 40 characters), never the whole name.
     if (!BET_FIELDS.has(key)) warnings.add(`bet:${key}`, 'unknown_field', `bets/${i}/${keySegment(key)}`, () => `unknown field ${echo(key)} ignored`);
