@@ -42,3 +42,16 @@ test('a bet repeating its request\'s meeting and race (as a digit string too) is
   assert.deepEqual(res.json().warnings, []);
   assert.deepEqual(await storedIds(7003), ['rep']);
 });
+
+test('an exotic bet with an empty runner_number ("" from a CSV cell) is refused on runner_number, not as "both given"', async () => {
+  const res = await upload({ meeting_id: 7004, race_number: 1, bets: [
+    buildBet({ id: 'ex-empty', type: 'exacta', runner_number: '', exotics_selection: '1/2' }),
+    buildBet({ id: 'ex-both', type: 'exacta', runner_number: 4, exotics_selection: '1/2' }),
+  ] });
+  assert.equal(res.statusCode, 400, res.body);
+  const errors = res.json().errors.map((e: { field: string; message: string }) => [e.field, e.message]);
+  assert.equal(errors.length, 2, res.body);
+  assert.equal(errors[0][0], 'bets/0/runner_number');
+  assert.match(errors[0][1], /must be an integer from 1 to 9999 .*omit it/);
+  assert.deepEqual(errors[1], ['bets/1/exotics_selection', 'give runner_number or exotics_selection, not both']);
+});

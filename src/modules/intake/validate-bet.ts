@@ -214,7 +214,11 @@ export function validateBet(st: BetState, raw: unknown, i: number, cols: BetColu
   let selection: string | null = null;
   const hasRunner = bet.runner_number != null;
   const hasSelection = bet.exotics_selection != null && bet.exotics_selection !== '';
-  if (hasRunner && hasSelection) fail(st, 'exotics_selection', 'give runner_number or exotics_selection, not both');
+  // Both given, but runner_number no runner at all ("" of an empty CSV cell): that field is the one to fix.
+  const runnerValid = Number.isInteger(bet.runner_number) && (bet.runner_number as number) >= 1 && (bet.runner_number as number) <= MAX_RUNNER;
+  if (hasRunner && hasSelection && !runnerValid) {
+    fail(st, 'runner_number', `must be an integer from 1 to ${MAX_RUNNER} (omit it, or send null, when exotics_selection is given), got ${echo(bet.runner_number)}`);
+  } else if (hasRunner && hasSelection) fail(st, 'exotics_selection', 'give runner_number or exotics_selection, not both');
   else if (!hasRunner && !hasSelection) fail(st, type && TYPE_RULES[type].takes === 'selection' ? 'exotics_selection' : 'runner_number', 'one of runner_number and exotics_selection is required');
   else if (hasRunner) {
     const r = bet.runner_number;
