@@ -76,6 +76,11 @@ test('CSV: header names the fields; booleans, money and integers converted; empt
   assert.match(problems(() => readBets('a,b\n1,2,3\n', 'csv', 2))[0]!, /not valid CSV/);
 });
 
+test('CSV: a bet_back_id is sent as an integer only when that is the same id ("00042" stays text, the service stores ids as text)', () => {
+  const csv = 'meeting_id,race_number,id,bet_back_id\n1,1,a,00042\n1,1,b,42\n1,1,c,0\n';
+  assert.deepEqual(readBets(csv, 'csv', 2).map((b) => b.bet.bet_back_id), ['00042', 42, 0]);
+});
+
 test('a number beyond a double\'s range: CSV sends it as text (the service refuses it); JSON and NDJSON refuse the file, saying where', () => {
   const csv = 'meeting_id,race_number,id,amount,payout,price\n1,1,a,10,1e400,-1E999\n';
   assert.deepEqual(readBets(csv, 'csv', 2)[0]!.bet, { id: 'a', amount: 10, payout: '1e400', price: '-1E999' });

@@ -92,6 +92,9 @@ function csvValue(column: string, cell: string): unknown {
     const n = Number(text);
     return Number.isFinite(n) ? n : text;
   }
+  // A bet-back id is another bookmaker's identifier, stored as text: "00042" as 42 would be
+  // another id, so only digits that read back the same become a JSON integer.
+  if (column === 'bet_back_id' && /^0\d/.test(text)) return text;
   if (INTEGERS.has(column) && /^\d{1,15}$/.test(text)) return Number(text);
   return text;
 }
