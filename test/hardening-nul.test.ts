@@ -29,12 +29,12 @@ test('client_id holding U+0000 is invalid_client, in a JSON body, a form body an
   }
 });
 
-test('U+0000 in upload fields and keys is a 400 naming the field; nothing is stored', async () => {
+test('U+0000 in upload fields and keys is a 400 naming the field as the upload\'s errors do (bets/0/…); nothing is stored', async () => {
   const bodies: Array<[unknown, string]> = [
-    [{ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'n-1', user_id: 'cust\u0000' })] }, 'body/bets/0/user_id'],
-    [{ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'n-\u0000' })] }, 'body/bets/0/id'],
-    [{ meeting_id: '1\u0000', race_number: 1, bets: [buildBet({ id: 'n-2' })] }, 'body/meeting_id'],
-    [{ meeting_id: 1, race_number: 1, bets: [{ ...buildBet({ id: 'n-3' }), 'x\u0000': 1 }] }, 'body/bets/0/x\\u0000'],
+    [{ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'n-1', user_id: 'cust\u0000' })] }, 'bets/0/user_id'],
+    [{ meeting_id: 1, race_number: 1, bets: [buildBet({ id: 'n-\u0000' })] }, 'bets/0/id'],
+    [{ meeting_id: '1\u0000', race_number: 1, bets: [buildBet({ id: 'n-2' })] }, 'meeting_id'],
+    [{ meeting_id: 1, race_number: 1, bets: [{ ...buildBet({ id: 'n-3' }), 'x\u0000': 1 }] }, 'bets/0/x\\u0000'],
   ];
   for (const [body, field] of bodies) {
     const res = await ctx.app.inject({

@@ -55,3 +55,13 @@ test('an exotic bet with an empty runner_number ("" from a CSV cell) is refused 
   assert.match(errors[0][1], /must be an integer from 1 to 9999 .*omit it/);
   assert.deepEqual(errors[1], ['bets/1/exotics_selection', 'give runner_number or exotics_selection, not both']);
 });
+
+test('U+0000 in a bet is refused in the upload\'s terms: {index, id, field: bets/i/…}, nothing stored', async () => {
+  const res = await upload({ meeting_id: 7005, race_number: 1, bets: [buildBet({ id: 'ok' }), buildBet({ id: 'nul', user_id: 'a\u0000b' })] });
+  assert.equal(res.statusCode, 400, res.body);
+  const body = res.json();
+  assert.equal(body.code, 'validation_failed');
+  assert.deepEqual(body.errors, [{ index: 1, id: 'nul', field: 'bets/1/user_id', message: 'must not contain U+0000 (a NUL character)' }]);
+  assert.match(body.detail, /^the batch was rejected, nothing was stored: body field "bets\[1\]\.user_id" must not contain U\+0000/);
+  assert.deepEqual(await storedIds(7005), []);
+});

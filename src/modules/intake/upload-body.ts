@@ -10,6 +10,7 @@ import { AppError, echo, problemSentence } from '../../errors.ts';
 import { decodeUtf8 } from '../../racing/values.ts';
 import { keySegment } from './batch.ts';
 import { duplicateKeyPath } from './duplicate-keys.ts';
+import { holdsNul, nulPaths } from '../../http/text-rules.ts';
 
 /** Labels of UTF-8 a charset parameter may give (WHATWG Encoding: "utf8" is the same encoding). */
 const UTF8_LABELS = new Set(['utf-8', 'utf8']);
@@ -71,5 +72,23 @@ export function parseUploadBody(bytes: Buffer): unknown {
     throw new AppError('validation_failed', `the batch was rejected, nothing was stored: ${problemSentence(`body/${field}`, message)}`,
       { extensions: { errors: [{ ...betOf(body, path), field, message }] } });
   }
+  refuseNul(body);
   return body;
+}
+
+const NUL_MESSAGE = 'must not contain U+0000 (a NUL character)';
+
+/**
+ * U+0000 anywhere: refused here, in the upload's terms ({index, id, field: bets/3/user_id}), before
+ * the rule every route applies (http/text-rules.ts) answers it without the bet's index and id.
+ */
+function refuseNul(body: unknown): void {
+  if (!holdsNul(body)) return;
+  const errors = nulPaths(body, '').map((at) => {
+    // nulPaths has escaped the byte in a key already: the path is safe to answer as it is.
+    const field = at.slice(1);
+    return { ...betOf(body, field.split('/')), field, message: NUL_MESSAGE };
+  });
+  throw new AppError('validation_failed', `the batch was rejected, nothing was stored: ${problemSentence(`body/${errors[0]!.field}`, NUL_MESSAGE)}`,
+    { extensions: { errors } });
 }
