@@ -58,7 +58,13 @@ export interface ClientView {
   created_at: string;
 }
 
+/**
+ * An IANA time zone name. Intl reads it for racing days and PostgreSQL for reports: an offset such
+ * as "+10:00" (which Node 22 and later accept) is UTC+10 to Intl but UTC−10 to PostgreSQL, a POSIX
+ * zone, so only names pass (Etc/GMT+10 means the same to both).
+ */
 export function isTimeZone(name: string): boolean {
+  if (!/^[A-Za-z]/.test(name)) return false;
   try {
     new Intl.DateTimeFormat('en', { timeZone: name });
     return true;
