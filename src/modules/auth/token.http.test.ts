@@ -131,9 +131,17 @@ describe('errors in RFC 6749 §5.2 shape', () => {
     assertOAuthError(res, 400, 'invalid_request');
   });
 
-  test('an unsupported content type → 400 invalid_request', async () => {
-    const res = await ctx.app.inject({ method: 'POST', url: '/oauth/token', headers: { 'content-type': 'text/plain' }, payload: 'grant_type=client_credentials' });
-    assertOAuthError(res, 400, 'invalid_request');
+  test('an unsupported content type, no body, or JSON that is no object → 400 invalid_request saying what the body must be', async () => {
+    const requests = [
+      { headers: { 'content-type': 'text/plain' }, payload: 'grant_type=client_credentials' },
+      {},
+      { headers: { 'content-type': 'application/json' }, payload: '[1]' },
+    ];
+    for (const request of requests) {
+      const res = await ctx.app.inject({ method: 'POST', url: '/oauth/token', ...request });
+      assertOAuthError(res, 400, 'invalid_request');
+      assert.match(res.json().error_description, /application\/x-www-form-urlencoded/, res.body);
+    }
   });
 
   test('another grant type → 400 unsupported_grant_type', async () => {

@@ -95,6 +95,11 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
         if (error.statusCode === 429) {
           return reply.status(429).send({ error: 'temporarily_unavailable', error_description: error.message });
         }
+        // No body, a text/plain one or JSON that is no object: "body must be object" says too little.
+        if (error.validation?.some((v) => v.instancePath === '' && v.keyword === 'type')) {
+          return sendOAuthError(reply, new OAuthError('invalid_request',
+            'the body must be a form (application/x-www-form-urlencoded) or a JSON object, holding grant_type=client_credentials'));
+        }
         if (error.statusCode && error.statusCode < 500) {
           return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
         }
