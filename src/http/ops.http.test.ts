@@ -69,7 +69,11 @@ test('the OpenAPI document shows each route\'s problem+json errors, and the uplo
   assert.deepEqual(Object.keys(upload.responses).sort(), ['200', '400', '401', '403', '413', '415']);
   const problem = upload.responses['400'].content['application/problem+json'].schema;
   assert.ok(problem.properties.code && problem.properties.errors, JSON.stringify(problem));
-  assert.ok(upload.requestBody.content['application/json'].schema.properties.bets);
+  const bets = upload.requestBody.content['application/json'].schema.properties.bets;
+  // The limits the validator applies (docs/upload.md), as an integrator's generated client reads them.
+  const bet = JSON.stringify(bets.items.properties);
+  for (const limit of ['"maximum":99', '"maximum":9999', '"type":"null"']) assert.ok(bet.includes(limit), limit);
+  assert.ok(bets.items.properties.user_id.anyOf.some((s: { type: string }) => s.type === 'integer'), 'user_id may be an integer');
   for (const path of ['/public/bets', '/reports/turnover', '/reports/late-uploads']) {
     assert.deepEqual(Object.keys(doc.paths[path].get.responses).sort(), ['200', '400', '401', '403'], path);
   }

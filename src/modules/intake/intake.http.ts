@@ -3,7 +3,7 @@
 // report every invalid bet as {index, id, field, message} and stay fast on 1,000-bet batches. The
 // TypeBox schema below documents the body in the OpenAPI document only.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import type { Config } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import { problemResponses } from '../../http/problem.ts';
@@ -14,20 +14,23 @@ const Money = Type.Number({ description: 'Finite number; kept exactly to 6 decim
 const Instant = Type.String({ description: 'ISO 8601 date-time with UTC offset, e.g. 2024-05-01T13:45:00+10:00' });
 const Int = (description: string) => Type.Union([Type.Integer(), Type.String({ pattern: '^[0-9]+$' })], { description });
 
+// "Not given" is absent, null or (text) blank after trimming (docs/upload.md): optional fields take null.
+const opt = <T extends TSchema>(schema: T) => Type.Optional(Type.Union([schema, Type.Null()]));
+const IdText = (description: string) => Type.Union([Type.String({ maxLength: 100 }), Type.Integer()], { description });
+
 function betSchema(id: ReturnType<typeof Type.Integer> | ReturnType<typeof Type.String>) {
-  const opt = Type.Optional;
   return Type.Object({
     source: opt(Type.String({ description: 'Agency code; optional when the client has one agency' })),
     id,
-    leg: opt(Type.Integer({ minimum: 1, description: 'Default 1; legs of a multi are 1..n' })),
+    leg: opt(Type.Integer({ minimum: 1, maximum: 99, description: 'Default 1; legs of a multi are 1..n' })),
     time: Instant,
     type: Type.String({ description: 'win, place, multi, exacta, trifecta, quaddie, firstfour, quinella, dailydouble' }),
-    runner_number: opt(Type.Integer({ minimum: 1 })),
+    runner_number: opt(Type.Integer({ minimum: 1, maximum: 9999 })),
     exotics_selection: opt(Type.String({ description: 'e.g. "1,2/3", "4 / 6", "1,2,3(BOXED)"' })),
-    user_id: Type.String(),
+    user_id: IdText('The account in the source system, or cash, anon or anonymous with terminal_id'),
     user_name: opt(Type.String()),
     user_state: opt(Type.String({ description: 'NSW, VIC, QLD, SA, WA, TAS, NT, ACT (configurable)' })),
-    terminal_id: opt(Type.String({ description: 'Required when user_id is cash, anon or anonymous; not allowed with any other user_id' })),
+    terminal_id: opt(IdText('Required when user_id is cash, anon or anonymous; not allowed with any other user_id')),
     info_type: opt(Type.String()),
     medium: opt(Type.String()),
     resulted: opt(Type.Boolean()),
@@ -44,6 +47,8 @@ function betSchema(id: ReturnType<typeof Type.Integer> | ReturnType<typeof Type.
     payout: opt(Money),
     net_result: opt(Type.Number({ description: 'amount - payout; may be negative' })),
     currency: opt(Type.String({ description: 'ISO 4217; default the tenant currency' })),
+    meeting_id: opt(Int("Not needed: when given, must be the request's (one meeting and one race per request)")),
+    race_number: opt(Int("Not needed: when given, must be the request's")),
   });
 }
 
