@@ -114,3 +114,18 @@ test('the OpenAPI document lists the catalogue routes with their problem answers
   ]);
   assert.ok(doc.paths['/catalog/meetings/{meeting_id}/races/{race_number}/status'].put.responses['409']);
 });
+
+test('the import takes what its OpenAPI schema says: digit-string ids, decimal-string prices and deductions', async () => {
+  const doc = (await ctx.app.inject({ url: '/openapi.json' })).json();
+  const text = JSON.stringify(doc.paths['/catalog/meetings'].post.requestBody);
+  for (const shown of ['"pattern":"^[0-9]+$"', '"pattern":"^[0-9]+(\\\\.[0-9]+)?$"']) assert.ok(text.includes(shown), shown);
+  const res = await call('POST', '/catalog/meetings', admin, {
+    meeting_id: '900078', date: '2026-11-21', venue: 'Sandown', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: '2', start_time: '2026-11-21T14:10:00+11:00', runners: [
+      { number: 1, name: 'Strings', win: '3.40', place: '1.5' }, { number: 2, name: 'Late', scratched: true, win_deduction: '12.5' }] }],
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  const race = (await call('GET', '/catalog/meetings/900078/races/2', admin)).json();
+  assert.deepEqual(race.runners.map((r: { win: string | null; place: string | null; win_deduction: string | null }) => [r.win, r.place, r.win_deduction]),
+    [['3.40', '1.50', null], [null, null, '12.50']]);
+});

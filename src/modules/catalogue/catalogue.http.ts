@@ -24,20 +24,25 @@ const RaceParams = Type.Object({
 });
 const RunnerParams = Type.Object({ ...RaceParams.properties, runner: Digits(2, 'runner number, 1 to 99') });
 
+// What the import reads (catalog-import.ts): ids as JSON integers or digit strings, prices and
+// deductions as JSON numbers or decimal strings ("3.40"), each read exactly.
+const IdIn = (max: number, description: string) => Type.Union([Type.Integer({ minimum: 1, maximum: max }), Type.String({ pattern: '^[0-9]+$' })], { description });
+const DecimalIn = (description: string) => Type.Union([Type.Number(), Type.String({ pattern: '^[0-9]+(\\.[0-9]+)?$' })], { description });
+
 const RunnerImport = Type.Object({
   number: Type.Integer({ minimum: 1, maximum: 99 }), name: Type.String({ maxLength: 100 }),
   scratched: Type.Optional(Type.Boolean()),
-  win: Type.Optional(Type.Union([Type.Number(), Type.Null()], { description: 'Fixed-odds win price, 1.01 to 10000, at most 2 decimals; null clears it' })),
-  place: Type.Optional(Type.Union([Type.Number(), Type.Null()])),
-  win_deduction: Type.Optional(Type.Number({ description: 'Percent, with scratched: true' })),
-  place_deduction: Type.Optional(Type.Number()),
+  win: Type.Optional(Type.Union([DecimalIn('Fixed-odds win price, 1.01 to 10000, at most 2 decimals'), Type.Null()], { description: 'null clears it' })),
+  place: Type.Optional(Type.Union([DecimalIn('Fixed-odds place price, as win'), Type.Null()], { description: 'null clears it' })),
+  win_deduction: Type.Optional(DecimalIn('Percent, 0 to 99.99, with scratched: true')),
+  place_deduction: Type.Optional(DecimalIn('Percent, 0 to 99.99, with scratched: true')),
 });
 const MeetingImport = Type.Object({
-  meeting_id: Type.Integer({ minimum: 1 }), date: Type.String({ description: 'YYYY-MM-DD' }), venue: Type.String(),
+  meeting_id: IdIn(Number.MAX_SAFE_INTEGER, 'The meeting, a positive integer'), date: Type.String({ description: 'YYYY-MM-DD' }), venue: Type.String(),
   jurisdiction: Type.String({ description: 'e.g. VIC' }), code: Type.String({ description: 'T, H or G' }),
   pools: Type.Optional(Type.Array(Type.Object({ product: Type.String({ description: 'quaddie or dailydouble' }), races: Type.Array(Type.Integer()) }))),
   races: Type.Optional(Type.Array(Type.Object({
-    race_number: Type.Integer({ minimum: 1, maximum: 99 }), start_time: Type.String({ description: 'ISO 8601 with offset' }),
+    race_number: IdIn(99, '1 to 99'), start_time: Type.String({ description: 'ISO 8601 with offset' }),
     products: Type.Optional(Type.Array(Type.String({ description: RACE_PRODUCTS.join(', ') }))),
     runners: Type.Optional(Type.Array(RunnerImport)),
   }))),
