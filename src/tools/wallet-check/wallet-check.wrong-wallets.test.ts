@@ -3,63 +3,9 @@
 // proxy on 127.0.0.1 that changes one behaviour: a wrong one must fail a check (no false pass), a
 // strict but conforming one must pass every check (no false fail).
 import assert from 'node:assert/strict';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { test } from 'node:test';
-import { startWalletSandbox, type SandboxOptions } from '../wallet-sandbox/index.ts';
+import { CC, failedNames, failures, refusal, wrongWallet } from '../../../test/helpers/wrong-wallet.ts';
 import { runWalletCheck } from './index.ts';
-
-const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
-
-type Body = Record<string, unknown>;
-/** Returns an answer to send instead of forwarding, a body to forward instead, or nothing (forward as is). */
-type Hook = (op: string, body: Body | undefined, req: IncomingMessage, raw: string) =>
-  | { answer: { status: number; body: unknown } }
-  | { forward: Body }
-  | undefined;
-/** Sees every forwarded transaction call and the sandbox's status. */
-type After = (op: string, body: Body | undefined, status: number) => void;
-
-async function wrongWallet(hook: Hook, after: After = () => undefined, sandboxOptions: Partial<SandboxOptions> = {}) {
-  const sandbox = await startWalletSandbox({ auth: CC, ...sandboxOptions });
-  const front: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
-    const raw = Buffer.concat(chunks).toString('utf8');
-    const op = (req.url ?? '/').replace(/^\//, '').split('?')[0]!;
-    let body: Body | undefined;
-    try {
-      body = raw ? (JSON.parse(raw) as Body) : undefined;
-    } catch {
-      body = undefined;
-    }
-    const decided = req.method === 'POST' && op !== 'auth/token' ? hook(op, body, req, raw) : undefined;
-    if (decided && 'answer' in decided) {
-      res.writeHead(decided.answer.status, { 'content-type': 'application/json' }).end(JSON.stringify(decided.answer.body));
-      return;
-    }
-    const headers: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers)) {
-      if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
-    }
-    const upstream = await fetch(`${sandbox.url}${req.url}`, {
-      method: req.method, headers,
-      body: req.method === 'POST' ? (decided && 'forward' in decided ? JSON.stringify(decided.forward) : raw) : undefined,
-    });
-    const text = await upstream.text();
-    if (req.method === 'POST') after(op, body, upstream.status);
-    res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);
-  });
-  await new Promise<void>((resolve) => front.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(front.address() as AddressInfo).port}`,
-    async close() {
-      front.closeAllConnections();
-      await new Promise((resolve) => front.close(resolve));
-      await sandbox.close();
-    },
-  };
-}
 
 async function checkAgainst(wallet: Awaited<ReturnType<typeof wrongWallet>>) {
   try {
@@ -70,16 +16,6 @@ async function checkAgainst(wallet: Awaited<ReturnType<typeof wrongWallet>>) {
     await wallet.close();
   }
 }
-
-function failedNames(report: { checks: Array<{ name: string; ok: boolean }> }): string[] {
-  return report.checks.filter((c) => !c.ok).map((c) => c.name).sort();
-}
-
-function failures(report: { checks: Array<{ name: string; ok: boolean; detail: string }> }): string[] {
-  return report.checks.filter((c) => !c.ok).map((c) => `${c.name}: ${c.detail}`);
-}
-
-const refusal = (status: number, code: string, message: string) => ({ answer: { status, body: { message, code, statusCode: status } } });
 
 // wagerline sends refundBet after confirm for every scratched runner, abandoned race, refund
 // verdict and cancel (docs/betting.md, docs/settlement.md, docs/bets-admin.md).
