@@ -51,12 +51,6 @@ export function expectRefusal(o: Outcome, what: string): string {
   return `${o.status} ${(o.json as { code: string }).code}`;
 }
 
-/** The spec 2.6 part of an answer: status, success, code. Extra fields may differ between a call and its replay. */
-export function specPart(o: Outcome): string {
-  const body = o.json as { success?: unknown; code?: unknown } | undefined;
-  return JSON.stringify([o.status ?? o.error, body?.success ?? null, body?.code ?? null]);
-}
-
 export interface Money {
   cash: number;
   bonus: number;

@@ -1,0 +1,47 @@
+// The checker's verdicts on wallets that work with wagerline but differ from the sandbox in a way
+// wagerline's caller (src/modules/wallet/delivery) accepts — each must pass, a false FAIL costs the
+// operator days — and on wallets whose fault only some amounts show, which must fail.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { CC, failures, wrongWallet, type WrongWallet } from '../../../test/helpers/wrong-wallet.ts';
+import { runWalletCheck } from './index.ts';
+
+async function checkAgainst(wallet: WrongWallet) {
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: CC });
+    assert.equal(report.effects, 'balances');
+    return report;
+  } finally {
+    await wallet.close();
+  }
+}
+
+// wagerline takes any 2xx with success: true as a success (docs/wallet.md, Responses); many
+// wallets answer a new transaction 201 and its replay 200 with a code saying it was a duplicate.
+test('a wallet that answers a replay 200 {success: true, code: DUPLICATE} after a first 201 passes', async () => {
+  const seen = new Set<string>();
+  const report = await checkAgainst(await wrongWallet(() => undefined, (_op, body, status, text) => {
+    if (status !== 200 || (JSON.parse(text) as { success?: unknown }).success !== true) return undefined;
+    const id = String(body?.transactionId);
+    if (seen.has(id)) return { status: 200, body: { success: true, code: 'DUPLICATE_TRANSACTION', message: 'already processed' } };
+    seen.add(id);
+    return { status: 201, body: { success: true } };
+  }));
+  assert.deepEqual(failures(report), []);
+});
+
+// ... but a replay refused (409 DUPLICATE, or a 200 with success: false) would park wagerline's
+// retried call as failed while the wallet holds the money: each replay check must fail.
+test('a wallet that answers a replay 409 DUPLICATE, or 200 {success: false}, fails every replay check', async () => {
+  for (const status of [409, 200]) {
+    const seen = new Set<string>();
+    const report = await checkAgainst(await wrongWallet(() => undefined, (op, body, upstream) => {
+      const id = `${op}:${String(body?.transactionId)}`;
+      if (upstream !== 200 || !seen.has(id)) return void seen.add(id);
+      return { status, body: status === 200 ? { success: false } : { message: 'duplicate', code: 'DUPLICATE', statusCode: 409 } };
+    }));
+    const replays = failures(report).filter((f) => f.startsWith('replay of'));
+    assert.equal(replays.length, 6, replays.join('\n'));
+    for (const f of replays) assert.match(f, new RegExp(`must succeed again .*got HTTP ${status}`));
+  }
+});
