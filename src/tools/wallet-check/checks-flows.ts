@@ -211,8 +211,9 @@ const bonusRefundAndDebit: Check = {
 export const FLOW_CHECKS: Check[] = [
   tokenEndpoint,
   betFlow('reserve → confirm (full) → settleBet', 1000, 1000, 2500),
-  // Cents in every amount: a wallet that drops or rounds them fails here.
-  betFlow('reserve → confirm (partial) → settleBet', 1050, 625, 1275),
+  // Cents in every amount, none exact in binary (4.35 * 100 is 434.99999999999994 as a float): a
+  // wallet that drops them, or truncates amount * 100 down (10.20, 4.35) or up (8.05), fails here.
+  betFlow('reserve → confirm (partial) → settleBet', 1020, 435, 805),
   // wagerline closes a losing bet with a settleBet of 0.00 (docs/settlement.md).
   betFlow('reserve → confirm → settleBet 0.00 (a losing bet)', 500, 500, 0),
   resettle,

@@ -3,7 +3,7 @@
 // operator days — and on wallets whose fault only some amounts show, which must fail.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CC, failures, wrongWallet, type WrongWallet } from '../../../test/helpers/wrong-wallet.ts';
+import { CC, failedNames, failures, wrongWallet, type WrongWallet } from '../../../test/helpers/wrong-wallet.ts';
 import { runWalletCheck } from './index.ts';
 
 async function checkAgainst(wallet: WrongWallet) {
@@ -43,5 +43,21 @@ test('a wallet that answers a replay 409 DUPLICATE, or 200 {success: false}, fai
     const replays = failures(report).filter((f) => f.startsWith('replay of'));
     assert.equal(replays.length, 6, replays.join('\n'));
     for (const f of replays) assert.match(f, new RegExp(`must succeed again .*got HTTP ${status}`));
+  }
+});
+
+/** A wallet that reads dollar amounts as floats and converts them to cents with `round` (floor, ceil). */
+function floatCents(round: (x: number) => number) {
+  return wrongWallet((_op, body) =>
+    (body && typeof body.amount === 'number' ? { forward: { ...body, amount: round(body.amount * 100) / 100 } } : undefined));
+}
+
+// 0.50, 0.25 and 0.75 are exact in binary: only amounts such as 4.35 (434.99999999999994 cents as a
+// float) show a wallet that truncates amount * 100 instead of rounding it or reading the decimal text.
+test('a wallet that truncates amount * 100 (floor or ceil) fails the partial flow, which says by how much', async () => {
+  for (const round of [Math.floor, Math.ceil]) {
+    const report = await checkAgainst(await floatCents(round));
+    assert.deepEqual(failedNames(report).filter((n) => n.includes('(partial) → settleBet')), ['reserve → confirm (partial) → settleBet'], round.name);
+    assert.match(failures(report).join('\n'), /\(partial\) → settleBet: after (reserve|confirm|settleBet)[^:]*: balances moved cash -?\+?[\d.]+, bonus \+0\.00; expected cash/, round.name);
   }
 });
