@@ -55,7 +55,9 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
   const { origin, pathname } = new URL(url);
   const prefix = pathname.replace(/\/+$/, '');
   const calls: TimedCall[] = [];
-  let token: string | undefined;
+  // The token as wagerline keeps it (docs/wallet.md, Authentication): shared by concurrent calls,
+  // renewed shortly before expires_in runs out, dropped on a 401.
+  let token: { value: Promise<string>; expiresAt: number } | undefined;
 
   const agent = new Agent({ connect: { timeout: timeoutMs } });
 
@@ -109,15 +111,49 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     }));
   }
 
+  async function fetchToken(): Promise<{ value: string; ttl: number }> {
+    const res = await requestToken();
+    const body = res.json as { access_token?: unknown; expires_in?: unknown } | undefined;
+    if (typeof body?.access_token !== 'string') throw new Error(`cannot get a token from /auth/token: ${describe(res)}`);
+    // wagerline's rule: 300 s without a usable expires_in.
+    return { value: body.access_token, ttl: typeof body.expires_in === 'number' && body.expires_in > 0 ? body.expires_in : 300 };
+  }
+
+  async function bearer(): Promise<string> {
+    if (!token || Date.now() >= token.expiresAt) {
+      const fresh: NonNullable<typeof token> = { value: Promise.resolve(''), expiresAt: Infinity };
+      // Renewed 10% of its lifetime early, at most a minute, as wagerline does.
+      fresh.value = fetchToken().then(({ value, ttl }) => {
+        fresh.expiresAt = Date.now() + ttl * 1000 - Math.min(60_000, ttl * 100);
+        return value;
+      });
+      token = fresh;
+      fresh.value.catch(() => { if (token === fresh) token = undefined; }); // the next call asks again
+    }
+    return token.value;
+  }
+
   async function authHeaders(): Promise<Record<string, string>> {
     if (auth.kind === 'api_key') return { [auth.header ?? 'x-api-key']: auth.apiKey };
-    if (!token) {
-      const res = await requestToken();
-      const t = (res.json as { access_token?: unknown } | undefined)?.access_token;
-      if (typeof t !== 'string') throw new Error(`cannot get a token from /auth/token: ${describe(res)}`);
-      token = t;
-    }
-    return { authorization: `Bearer ${token}` };
+    return { authorization: `Bearer ${await bearer()}` };
+  }
+
+  /** Forgets a token the wallet refused with a 401, unless a concurrent call already replaced it. */
+  async function dropToken(refused: Record<string, string>): Promise<boolean> {
+    if (auth.kind !== 'client_credentials' || !token) return false;
+    if (`Bearer ${await token.value.catch(() => '')}` === refused.authorization) token = undefined;
+    return true;
+  }
+
+  /**
+   * A call with the current credential; on a 401, as wagerline does, a new token and the call sent
+   * again once at once (both exchanges timed). A wallet that refuses its own fresh token still fails.
+   */
+  async function authorised(method: 'GET' | 'POST', path: string, extra: Record<string, string>, payload?: string): Promise<Outcome> {
+    const headers = await authHeaders();
+    const first = await send(method, path, { ...headers, ...extra }, payload);
+    if (first.status !== 401 || !(await dropToken(headers))) return first;
+    return send(method, path, { ...(await authHeaders()), ...extra }, payload);
   }
 
   /** Headers that carry a credential the wallet must refuse. */
@@ -131,11 +167,14 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     requestToken,
     invalidAuthHeaders,
     /** A transaction call, with the Idempotency-Key header wagerline sends on each (docs/wallet.md). */
+    /** `headers`: a credential of the caller's own (the invalid-token check), sent as is, never renewed. */
     async post(req: WalletRequest, headers?: Record<string, string>): Promise<Outcome> {
-      return send('POST', `/${req.op}`, { ...(headers ?? (await authHeaders())), 'idempotency-key': req.transactionId }, req.text);
+      const key = { 'idempotency-key': req.transactionId };
+      if (headers) return send('POST', `/${req.op}`, { ...headers, ...key }, req.text);
+      return authorised('POST', `/${req.op}`, key, req.text);
     },
     async get(path: string): Promise<Outcome> {
-      return send('GET', path, await authHeaders());
+      return authorised('GET', path, {});
     },
     async close(): Promise<void> {
       await agent.destroy(); // every call has its answer by now: nothing to wait for

@@ -61,3 +61,28 @@ test('a wallet that truncates amount * 100 (floor or ceil) fails the partial flo
     assert.match(failures(report).join('\n'), /\(partial\) → settleBet: after (reserve|confirm|settleBet)[^:]*: balances moved cash -?\+?[\d.]+, bonus \+0\.00; expected cash/, round.name);
   }
 });
+
+// A wallet rotates its signing keys or restarts: issued tokens stop working before expires_in.
+// wagerline drops a refused token, fetches another and sends the call again (docs/wallet.md).
+test('a wallet that revokes its tokens mid-run passes: the checker renews the token on a 401, as wagerline does', async () => {
+  let wallet: WrongWallet | undefined;
+  let calls = 0;
+  wallet = await wrongWallet(() => {
+    calls += 1;
+    if (calls % 25 === 0) wallet!.sandbox.revokeTokens();
+    return undefined;
+  });
+  const report = await checkAgainst(wallet);
+  assert.deepEqual(failures(report), []);
+  assert.ok(calls > 100, `${calls} calls`);
+});
+
+// A token shorter-lived than a slow run: expired tokens are refused with 401 INVALID_TOKEN.
+test('a wallet whose tokens expire during the run passes: the checker renews them as wagerline does', async () => {
+  // The sandbox's clock jumps two hours every 20 calls: every token it issued has expired by then.
+  let calls = 0;
+  const clock = () => new Date(Date.UTC(2026, 0, 1) + Math.floor(calls / 20) * 7_200_000);
+  const report = await checkAgainst(await wrongWallet(() => void (calls += 1), undefined, { now: clock }));
+  assert.deepEqual(failures(report), []);
+  assert.ok(calls > 100, `${calls} calls`);
+});
