@@ -2,6 +2,7 @@
 // wallet (both stores, both auth kinds, both amount units, with and without an inspection endpoint)
 // and fails, naming the right check, against the sandbox in each break mode.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
@@ -62,6 +63,34 @@ test('API keys in a custom header, amounts in integer cents, a seeded --user', a
     assert.ok(amounts.includes(100), 'one dollar is sent as 100 cents');
   } finally {
     await sandbox.close();
+  }
+});
+
+// docs/wallet-check.md, --user: what the run needs of the test account and what it leaves there,
+// the same in both amount units and both kinds of authentication.
+test('the run needs 10.00 cash and leaves the user exactly 26.70 cash and 4.00 bonus up, nothing held, as documented', async () => {
+  const doc = readFileSync(new URL('../../../docs/wallet-check.md', import.meta.url), 'utf8');
+  assert.match(doc, /needs \*\*10\.00 cash\*\* at the start[^|]*a net gain of exactly 26\.70 cash and 4\.00 bonus/);
+  const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
+  const runs = [[CC, 'dollars'], [{ kind: 'api_key', apiKey: 'k' }, 'cents']] as const;
+  for (const [auth, amountUnit] of runs) {
+    const sandbox = await startWalletSandbox({ auth, amountUnit, openingBalance: '0' });
+    await sandbox.seedUser(userId, { cash: '10.00' });
+    try {
+      const report = await runWalletCheck({ url: sandbox.url, auth, amountUnit, userId });
+      assert.deepEqual(failedNames(report), [], amountUnit);
+      assert.deepEqual(await sandbox.balances(userId), { cash: '36.70', bonus: '4.00', reserved: '0.00' });
+    } finally {
+      await sandbox.close();
+    }
+  }
+  const short = await startWalletSandbox({ auth: CC, openingBalance: '0' });
+  await short.seedUser(userId, { cash: '9.99' });
+  try {
+    const report = await runWalletCheck({ url: short.url, auth: CC, userId });
+    assert.match(report.checks.find((c) => !c.ok)!.detail, /INSUFFICIENT_FUNDS/, 'one cent less and the first reserve is refused');
+  } finally {
+    await short.close();
   }
 });
 
