@@ -8,10 +8,10 @@ import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from '../
 export const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
 
 export type Body = Record<string, unknown>;
-/** Returns an answer to send instead of forwarding, a body to forward instead, or nothing (forward as is). */
+/** Returns an answer to send instead of forwarding, a body to forward instead (to `op`'s path, or another's), or nothing (forward as is). */
 export type Hook = (op: string, body: Body | undefined, req: IncomingMessage, raw: string) =>
   | { answer: { status: number; body: unknown } }
-  | { forward: Body }
+  | { forward: Body; op?: string }
   | undefined;
 /** Sees every forwarded transaction call and the sandbox's answer; may return another answer to send back. */
 export type After = (op: string, body: Body | undefined, status: number, text: string) => { status: number; body: unknown } | void;
@@ -47,7 +47,8 @@ export async function wrongWallet(hook: Hook, after: After = () => undefined, sa
     for (const [k, v] of Object.entries(req.headers)) {
       if (typeof v === 'string' && !['host', 'content-length', 'connection'].includes(k)) headers[k] = v;
     }
-    const upstream = await fetch(`${sandbox.url}${req.url}`, {
+    const path = decided && 'forward' in decided && decided.op ? `/${decided.op}` : req.url;
+    const upstream = await fetch(`${sandbox.url}${path}`, {
       method: req.method, headers,
       body: req.method === 'POST' ? (decided && 'forward' in decided ? JSON.stringify(decided.forward) : raw) : undefined,
     });

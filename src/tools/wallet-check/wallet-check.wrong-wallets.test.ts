@@ -92,3 +92,25 @@ test('a wallet that refuses credit for a bet not confirmed, and debit for a bet 
   ));
   assert.deepEqual(failures(report), []);
 });
+
+// spec 2.4: settleBet credits winnings "to the client's cash balance", a bonus bet's included.
+test('a wallet that pays a bonus bet\'s settleBet into bonus fails the bonus checks', async () => {
+  const report = await checkAgainst(await wrongWallet((op, body) => (op === 'settleBet' && body?.bonusFlag === true
+    ? { op: 'credit', forward: { ...body, transactionType: 'adjustreversetransaction' } } : undefined)));
+  assert.deepEqual(failedNames(report), ['bonus flag', 'bonus refund, reversal and cash-out']);
+  assert.match(failures(report)[0]!, /after settleBet of a bonus bet \(winnings go to cash\): balances moved cash -1\.00, bonus \+3\.00/);
+});
+
+// spec 3: confirm and refundBet come only after a successful reserve. A wallet that takes them for
+// a bet it never reserved would pay a refund of money it never held.
+test('a wallet that accepts refundBet or confirm of a bet never reserved fails the error-shape check, naming the call', async () => {
+  for (const accepted of ['refundBet', 'confirm']) {
+    const reserved = new Set<string>();
+    const report = await checkAgainst(await wrongWallet(
+      (op, body) => (op === accepted && !reserved.has(String(body?.betId)) ? { answer: { status: 200, body: { success: true } } } : undefined),
+      (op, body, status) => { if (op === 'reserve' && status === 200) reserved.add(String(body?.betId)); },
+    ));
+    assert.deepEqual(failedNames(report), ['error responses in the spec shape'], accepted);
+    assert.match(failures(report)[0]!, new RegExp(`${accepted} of a bet never reserved: expected a 4xx error, got HTTP 200`));
+  }
+});
