@@ -77,6 +77,7 @@ const extraFields: Check = {
   name: 'unknown extra fields tolerated',
   async run(ctx) {
     const bet = newBet(ctx.userId);
+    const released = newBet(ctx.userId);
     const extra = { walletCheckExtra: { nested: [1, 'two'], note: 'the operator must tolerate extra fields (docs/wallet.md)' } };
     const reserve = reserveBody(bet, 300, ctx.unit);
     const confirm = confirmBody(bet, 300, ctx.unit);
@@ -87,9 +88,12 @@ const extraFields: Check = {
       withUnknownFields(settleBetBody(bet, 300, ctx.unit), extra),
       withUnknownFields(creditBody(bet, 100, ctx.unit, 'cashout'), extra),
       withUnknownFields(debitBody(bet, 100, ctx.unit, 'deductbetwin'), extra),
+      // refundBet on a bet of its own, reserved and released: nothing moves, no state is strained.
+      reserveBody(released, 100, ctx.unit),
+      withUnknownFields(refundBetBody(released, 100, ctx.unit), extra),
     ];
-    for (const step of steps) expectSuccess(await ctx.client.post(step), `${step.op} with unknown fields`);
-    return 'reserve, confirm (also inside betMetadata and legs), settleBet, credit, debit accepted unknown fields';
+    for (const step of steps) expectSuccess(await ctx.client.post(step), step.text.includes('walletCheckExtra') ? `${step.op} with unknown fields` : `${step.op} (setup)`);
+    return 'reserve, confirm (also inside betMetadata and legs), settleBet, credit, debit, refundBet accepted unknown fields';
   },
 };
 

@@ -114,3 +114,13 @@ test('a wallet that accepts refundBet or confirm of a bet never reserved fails t
     assert.match(failures(report)[0]!, new RegExp(`${accepted} of a bet never reserved: expected a 4xx error, got HTTP 200`));
   }
 });
+
+// spec 2.4: "the operator must tolerate extra fields", on every call: a wallet strict on refundBet
+// alone would refuse every refund (scratched runner, abandoned race) once wagerline adds a field.
+test('a wallet that refuses unknown fields on refundBet only fails the extra-fields check', async () => {
+  const known = new Set(['transactionId', 'betId', 'userId', 'bonusFlag', 'amount']);
+  const report = await checkAgainst(await wrongWallet((op, body) => (op === 'refundBet' && Object.keys(body ?? {}).some((k) => !known.has(k))
+    ? refusal(400, 'VALIDATION_ERROR', 'unknown field') : undefined)));
+  assert.deepEqual(failedNames(report), ['unknown extra fields tolerated']);
+  assert.match(failures(report)[0]!, /refundBet with unknown fields: expected a 2xx/);
+});
