@@ -124,6 +124,25 @@ const errorShape: Check = {
   },
 };
 
+/**
+ * confirm is the accepted part of the reserved funds (spec 2.4): wagerline never confirms more than
+ * it reserved, and a wallet that accepts more takes money the user never saw held for the bet.
+ */
+const confirmAboveReserve: Check = {
+  name: 'confirm above the reserved amount refused',
+  async run(ctx) {
+    const moved = await tracker(ctx);
+    const bet = newBet(ctx.userId);
+    expectSuccess(await ctx.client.post(reserveBody(bet, 200, ctx.unit)), 'reserve');
+    const refusal = expectRefusal(await ctx.client.post(confirmBody(bet, 300, ctx.unit)),
+      'confirm of 3.00 on a reserve of 2.00 (more than the funds held) must be refused');
+    await moved('after the refused confirm (the 2.00 reserved stays held, nothing more is taken)', { cash: -200 });
+    expectSuccess(await ctx.client.post(refundBetBody(bet, 200, ctx.unit)), 'refundBet of the reservation (cleanup)');
+    await moved('after refundBet of the reservation', {}, { reserved: 0 });
+    return `refused with ${refusal}`;
+  },
+};
+
 const concurrent: Check = {
   name: 'concurrent duplicate calls',
   async run(ctx) {
@@ -144,4 +163,4 @@ const concurrent: Check = {
   },
 };
 
-export const PROTOCOL_CHECKS: Check[] = [...REPLAYS, mismatch, extraFields, invalidCredentials, errorShape, concurrent];
+export const PROTOCOL_CHECKS: Check[] = [...REPLAYS, mismatch, extraFields, invalidCredentials, errorShape, confirmAboveReserve, concurrent];

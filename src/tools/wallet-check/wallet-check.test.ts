@@ -188,8 +188,10 @@ const REPLAYS = ['reserve', 'confirm', 'refundBet', 'settleBet', 'debit', 'credi
 const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   idempotency: [...REPLAYS, 'concurrent duplicate calls'],
   'extra-fields': ['unknown extra fields tolerated'],
-  'error-shape': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
-  'error-text': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount'],
+  'error-shape': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount',
+    'confirm above the reserved amount refused'],
+  'error-text': ['error responses in the spec shape', 'invalid token → 401 in the error shape', 'same transactionId with another amount',
+    'confirm above the reserved amount refused'],
   mismatch: ['same transactionId with another amount'],
   partial: ['reserve → confirm (partial) → settleBet', 'replay of confirm', 'reserve → confirm (partial) → refundBet',
     'reserve → confirm (partial) → refundBet of a bonus bet'],

@@ -124,3 +124,17 @@ test('a wallet that refuses unknown fields on refundBet only fails the extra-fie
   assert.deepEqual(failedNames(report), ['unknown extra fields tolerated']);
   assert.match(failures(report)[0]!, /refundBet with unknown fields: expected a 2xx/);
 });
+
+// spec 2.4: confirm is the "accepted amount of the reserved funds". A wallet that confirms more than
+// it held takes money the user never saw reserved (the hold was the bet's whole authorisation).
+test('a wallet that accepts a confirm above the reserved amount fails the check of it', async () => {
+  const held = new Map<string, number>();
+  const report = await checkAgainst(await wrongWallet((op, body) => {
+    const betId = String(body?.betId);
+    if (op === 'reserve') held.set(betId, Number(body?.amount));
+    if (op === 'confirm' && Number(body?.amount) > (held.get(betId) ?? Infinity)) return { forward: { ...body, amount: held.get(betId) } };
+    return undefined;
+  }));
+  assert.deepEqual(failedNames(report), ['confirm above the reserved amount refused']);
+  assert.match(failures(report)[0]!, /confirm of 3\.00 on a reserve of 2\.00 .*must be refused: expected a 4xx error, got HTTP 200/);
+});
