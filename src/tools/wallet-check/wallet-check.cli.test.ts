@@ -144,3 +144,13 @@ test('wallet-check against a URL where nothing answers: one line, exit 3, nothin
     assert.match(run.stderr, new RegExp(`^wagerline: nothing answers at http://127\\.0\\.0\\.1:${port}: connection refused \\(ECONNREFUSED\\) on (POST /auth/token|GET /balances/[0-9a-f-]+), the first call; no check was run\\n\\(run with --help for usage\\)\\n$`));
   }
 });
+
+// --help is what an operator reads first: the exit codes and what the run needs of the test user
+// must say what docs/wallet-check.md says.
+test('wallet-check --help names every exit code and the cash the test user needs and gains', async () => {
+  const run = await runCli(['wallet-check', '--help'], {});
+  assert.equal(run.code, 0, run.stderr);
+  const help = run.stdout.replace(/\s+/g, ' ');
+  assert.match(help, /exit 0 only if all pass, 1 if one fails, 2 on a usage error, 3 when nothing answers at --url/);
+  assert.match(help, /needs 10\.00 cash; the run leaves it 26\.70 cash and 4\.00 bonus up/);
+});
