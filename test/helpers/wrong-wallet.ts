@@ -30,7 +30,11 @@ function parse(raw: string): Body | undefined {
   }
 }
 
-export async function wrongWallet(hook: Hook, after: After = () => undefined, sandboxOptions: Partial<SandboxOptions> = {}): Promise<WrongWallet> {
+/** Rewrites the JSON body of a GET /balances answer (its balances as the wallet reports them). */
+export type Balances = (body: Body) => Body;
+
+export async function wrongWallet(hook: Hook, after: After = () => undefined, sandboxOptions: Partial<SandboxOptions> = {},
+  balances?: Balances): Promise<WrongWallet> {
   const sandbox = await startWalletSandbox({ auth: CC, ...sandboxOptions });
   const front: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
@@ -53,6 +57,9 @@ export async function wrongWallet(hook: Hook, after: After = () => undefined, sa
       body: req.method === 'POST' ? (decided && 'forward' in decided ? JSON.stringify(decided.forward) : raw) : undefined,
     });
     const text = await upstream.text();
+    if (req.method === 'GET' && balances && upstream.status === 200) {
+      return void res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(balances(JSON.parse(text) as Body)));
+    }
     const instead = req.method === 'POST' ? after(op, body, upstream.status, text) : undefined;
     if (instead) return void res.writeHead(instead.status, { 'content-type': 'application/json' }).end(JSON.stringify(instead.body));
     res.writeHead(upstream.status, { 'content-type': upstream.headers.get('content-type') ?? 'application/json' }).end(text);

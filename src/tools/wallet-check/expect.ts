@@ -61,7 +61,8 @@ export interface Money {
 /** A balance in decimal dollars (a JSON number or string; negative in break modes) → cents. */
 function toCents(value: unknown): number | undefined {
   const text = typeof value === 'number' ? String(value) : typeof value === 'string' ? value.trim() : '';
-  const cents = parseDecimal(text, CENT_PLACES);
+  // Zeros past the cents are the same amount (a NUMERIC(18,4) column answers 10.5000).
+  const cents = parseDecimal(text.replace(/(\.\d\d)0+$/, '$1'), CENT_PLACES);
   return cents === undefined ? undefined : Number(cents);
 }
 
@@ -75,13 +76,24 @@ export async function readBalances(ctx: Pick<Ctx, 'client' | 'userId'>): Promise
   const cash = toCents(body.cash);
   const bonus = toCents(body.bonus);
   const reserved = toCents(body.reserved);
-  if (cash === undefined || bonus === undefined) return undefined;
+  if (cash === undefined || bonus === undefined) {
+    if (body.cash === undefined || body.bonus === undefined) return undefined; // not the sandbox's endpoint
+    // Answered, but not in cents: what a wallet keeping money in floating point reports (0.1 + 0.2).
+    fail(`GET /balances answered cash ${String(body.cash)}, bonus ${String(body.bonus)}: not whole cents (money kept in floating point?)`);
+  }
   return reserved === undefined ? { cash, bonus } : { cash, bonus, reserved };
 }
 
 /** A signed change of balance for the report: +12.50, -3.00. */
 export function dollars(cents: number): string {
   return `${cents < 0 ? '-' : '+'}${centsToDollars(Math.abs(cents))}`;
+}
+
+/** A move 100 times too small or too large: the wallet reads amounts in the other unit. */
+function unitHint(got: Money, want: Money, unit: AmountUnit): string {
+  const off = (k: 'cash' | 'bonus') => want[k] !== 0 && (got[k] * 100 === want[k] || got[k] === want[k] * 100);
+  if (!off('cash') && !off('bonus')) return '';
+  return ` — 100 times off: the wallet reads amounts in ${unit === 'dollars' ? 'cents' : 'dollars'}? Run with the --amount-unit your tenant is configured with`;
 }
 
 /**
@@ -99,7 +111,7 @@ export async function tracker(ctx: Ctx) {
     const want = { cash: delta.cash ?? 0, bonus: delta.bonus ?? 0 };
     const got = { cash: now.cash - start.cash, bonus: now.bonus - start.bonus };
     if (got.cash !== want.cash || got.bonus !== want.bonus) {
-      fail(`${what}: balances moved cash ${dollars(got.cash)}, bonus ${dollars(got.bonus)}; expected cash ${dollars(want.cash)}, bonus ${dollars(want.bonus)}`);
+      fail(`${what}: balances moved cash ${dollars(got.cash)}, bonus ${dollars(got.bonus)}; expected cash ${dollars(want.cash)}, bonus ${dollars(want.bonus)}${unitHint(got, want, ctx.unit)}`);
     }
     if (held && start.reserved !== undefined && now.reserved !== undefined && now.reserved - start.reserved !== held.reserved) {
       fail(`${what}: the funds held (reserved) moved ${dollars(now.reserved - start.reserved)}; expected ${dollars(held.reserved)}`);

@@ -88,3 +88,21 @@ test('a wallet whose tokens expire during the run passes: the checker renews the
   assert.deepEqual(failures(report), []);
   assert.ok(calls > 100, `${calls} calls`);
 });
+
+// A wallet keeping money in floating point reports balances such as 989.7999999999998: the
+// failure must say so, not that GET /balances "did not answer".
+test('a wallet whose balances drift off whole cents mid-run fails with the balance it reported', async () => {
+  let calls = 0;
+  const report = await checkAgainst(await wrongWallet(() => void (calls += 1), undefined, {},
+    (body) => (calls > 3 ? { ...body, cash: Number(body.cash) - 0.1 - 0.2 + 0.3 } : body)));
+  const first = failures(report)[0] ?? '';
+  assert.doesNotMatch(first, /did not answer|stopped answering/);
+  assert.match(first, /GET \/balances answered cash \d+\.\d{3,}.*not whole cents/);
+});
+
+// The tenant's unit and the wallet's differ: 10.00 dollars read as 10 cents (or the reverse).
+test('a wallet reading the amounts in the other unit fails with a hint to check --amount-unit', async () => {
+  const report = await checkAgainst(await wrongWallet((_op, body) =>
+    (body && typeof body.amount === 'number' ? { forward: { ...body, amount: Math.round(body.amount) / 100 } } : undefined)));
+  assert.match(failures(report).join('\n'), /expected cash -10\.00, bonus \+0\.00 — 100 times off: .*--amount-unit/);
+});
