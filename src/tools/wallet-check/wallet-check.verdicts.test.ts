@@ -100,6 +100,13 @@ test('a wallet whose balances drift off whole cents mid-run fails with the balan
   assert.match(first, /GET \/balances answered cash \d+\.\d{3,}.*not whole cents/);
 });
 
+// A NUMERIC(18,4) ledger answers 1000.0000: the same amounts, so effects are still judged by balances.
+test('a wallet reporting balances with zeros past the cents (1000.0000) is judged by its balances and passes', async () => {
+  const report = await checkAgainst(await wrongWallet(() => undefined, undefined, {},
+    (body) => ({ ...body, cash: `${String(body.cash)}00`, bonus: `${String(body.bonus)}00` })));
+  assert.deepEqual(failures(report), []);
+});
+
 // The tenant's unit and the wallet's differ: 10.00 dollars read as 10 cents (or the reverse).
 test('a wallet reading the amounts in the other unit fails with a hint to check --amount-unit', async () => {
   const report = await checkAgainst(await wrongWallet((_op, body) =>
