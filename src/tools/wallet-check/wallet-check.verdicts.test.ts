@@ -113,3 +113,17 @@ test('a wallet reading the amounts in the other unit fails with a hint to check 
     (body && typeof body.amount === 'number' ? { forward: { ...body, amount: Math.round(body.amount) / 100 } } : undefined)));
   assert.match(failures(report).join('\n'), /expected cash -10\.00, bonus \+0\.00 — 100 times off: .*--amount-unit/);
 });
+
+// wagerline (and tenant set-wallet) take a token from any 2xx with an access_token, and never read
+// scope; RFC 6749 lets a server leave scope out when it is the one asked for.
+test('a token endpoint answering 201 without scope passes; one without expires_in still fails', async () => {
+  const reshape = (drop: string, status: number) => wrongWallet(() => undefined, (op, _body, upstream, text) => {
+    if (op !== 'auth/token' || upstream !== 200) return undefined;
+    const { [drop]: _dropped, ...rest } = JSON.parse(text) as Record<string, unknown>;
+    return { status, body: rest };
+  });
+  assert.deepEqual(failures(await checkAgainst(await reshape('scope', 201))), []);
+  const noExpiry = failures(await checkAgainst(await reshape('expires_in', 200)));
+  assert.equal(noExpiry.length, 1);
+  assert.match(noExpiry[0]!, /^token endpoint: .*lacks expires_in/);
+});
