@@ -77,6 +77,21 @@ test('a wallet that revokes its tokens mid-run passes: the checker renews the to
   assert.ok(calls > 100, `${calls} calls`);
 });
 
+// ... also when the token is revoked while 16 calls are in flight (the concurrent check): every
+// refused call renews and is sent again, however the refusals interleave.
+test('tokens revoked while the concurrent duplicates are in flight: every refused call is sent again', async () => {
+  let wallet: WrongWallet | undefined;
+  const seen = new Set<string>();
+  wallet = await wrongWallet((op, body) => {
+    const id = String(body?.transactionId);
+    if (op === 'credit' && body?.transactionType === 'adjustreversetransaction' && !seen.has(id)) wallet!.sandbox.revokeTokens();
+    seen.add(id);
+    return undefined;
+  });
+  const report = await checkAgainst(wallet);
+  assert.deepEqual(failures(report), []);
+});
+
 // A token shorter-lived than a slow run: expired tokens are refused with 401 INVALID_TOKEN.
 test('a wallet whose tokens expire during the run passes: the checker renews them as wagerline does', async () => {
   // The sandbox's clock jumps two hours every 60 calls: every token it issued has expired by then.
