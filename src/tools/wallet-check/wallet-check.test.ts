@@ -72,7 +72,8 @@ test('the run needs 10.00 cash and leaves the user exactly 26.70 cash and 4.00 b
   const doc = readFileSync(new URL('../../../docs/wallet-check.md', import.meta.url), 'utf8');
   assert.match(doc, /needs \*\*10\.00 cash\*\* at the start[^|]*a net gain of exactly 26\.70 cash and 4\.00 bonus/);
   const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
-  const runs = [[CC, 'dollars'], [{ kind: 'api_key', apiKey: 'k' }, 'cents']] as const;
+  const key = { kind: 'api_key', apiKey: 'k' } as const;
+  const runs = [[CC, 'dollars'], [CC, 'cents'], [key, 'dollars'], [key, 'cents']] as const;
   for (const [auth, amountUnit] of runs) {
     const sandbox = await startWalletSandbox({ auth, amountUnit, openingBalance: '0' });
     await sandbox.seedUser(userId, { cash: '10.00' });
