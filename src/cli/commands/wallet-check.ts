@@ -85,7 +85,7 @@ export function registerWalletCheckCommand(program: Command): void {
     .option('--client-secret <secret>', 'client_credentials: client secret')
     .option('--api-key <key>', 'api_key: the key')
     .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
-    .option('--user <uuid>', 'the test user to make calls for (needs 10.00 cash; the run leaves it 26.70 cash and 4.00 bonus up); default a fresh UUID', uuid)
+    .option('--user <uuid>', 'the test user to make calls for (needs 10.00 cash; the run leaves it 30.70 cash and 4.00 bonus up); default a fresh UUID', uuid)
     .addOption(new Option('--amount-unit <unit>', 'wire unit of amounts').choices(['dollars', 'cents']).default('dollars'))
     .option('--timeout-ms <n>', 'bound on every call (wagerline\'s own bound: 10 s)', (raw: string) => {
       if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive whole number');

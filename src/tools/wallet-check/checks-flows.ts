@@ -79,6 +79,29 @@ const resettle: Check = {
   },
 };
 
+/**
+ * Calls equal in all but their transactionId are two transactions: an operator's two adjustments
+ * of 1.00 on one bet, a result amended away and back (settleBet, debit deductbetwin, settleBet of
+ * the same amount). A wallet that spots duplicates by bet, operation and amount instead of by
+ * transactionId would swallow the second of each.
+ */
+const equalCalls: Check = {
+  name: 'equal calls under two transactionIds (both count)',
+  async run(ctx) {
+    const bet = await place(ctx, newBet(ctx.userId), 100);
+    const moved = await tracker(ctx);
+    for (const nth of ['a first', 'a second']) {
+      expectSuccess(await ctx.client.post(creditBody(bet, 100, ctx.unit, 'adjustreversetransaction')), `${nth} credit adjustreversetransaction of 1.00`);
+    }
+    await moved('after a second credit adjustreversetransaction of 1.00 under its own transactionId (both count)', { cash: 200 });
+    expectSuccess(await ctx.client.post(settleBetBody(bet, 300, ctx.unit)), 'settleBet 3.00');
+    expectSuccess(await ctx.client.post(debitBody(bet, 300, ctx.unit, 'deductbetwin')), 'debit deductbetwin 3.00 (the result amended to a loss)');
+    expectSuccess(await ctx.client.post(settleBetBody(bet, 300, ctx.unit)), 'settleBet 3.00 again (amended back to a win)');
+    await moved('after settleBet 3.00, debit deductbetwin 3.00, then settleBet 3.00 again under its own transactionId (paid again)', { cash: 500 });
+    return verified(ctx);
+  },
+};
+
 const refundFlow: Check = {
   name: 'reserve → refundBet',
   async run(ctx) {
@@ -220,6 +243,7 @@ export const FLOW_CHECKS: Check[] = [
   // wagerline closes a losing bet with a settleBet of 0.00 (docs/settlement.md).
   betFlow('reserve → confirm → settleBet 0.00 (a losing bet)', 500, 500, 0),
   resettle,
+  equalCalls,
   refundFlow,
   refundAfterConfirm(false),
   refundAfterConfirm(true),

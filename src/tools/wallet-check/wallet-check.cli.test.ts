@@ -152,5 +152,5 @@ test('wallet-check --help names every exit code and the cash the test user needs
   assert.equal(run.code, 0, run.stderr);
   const help = run.stdout.replace(/\s+/g, ' ');
   assert.match(help, /exit 0 only if all pass, 1 if one fails, 2 on a usage error, 3 when nothing answers at --url/);
-  assert.match(help, /needs 10\.00 cash; the run leaves it 26\.70 cash and 4\.00 bonus up/);
+  assert.match(help, /needs 10\.00 cash; the run leaves it 30\.70 cash and 4\.00 bonus up/);
 });

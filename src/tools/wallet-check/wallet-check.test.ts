@@ -68,9 +68,9 @@ test('API keys in a custom header, amounts in integer cents, a seeded --user', a
 
 // docs/wallet-check.md, --user: what the run needs of the test account and what it leaves there,
 // the same in both amount units and both kinds of authentication.
-test('the run needs 10.00 cash and leaves the user exactly 26.70 cash and 4.00 bonus up, nothing held, as documented', async () => {
+test('the run needs 10.00 cash and leaves the user exactly 30.70 cash and 4.00 bonus up, nothing held, as documented', async () => {
   const doc = readFileSync(new URL('../../../docs/wallet-check.md', import.meta.url), 'utf8');
-  assert.match(doc, /needs \*\*10\.00 cash\*\* at the start[^|]*a net gain of exactly 26\.70 cash and 4\.00 bonus/);
+  assert.match(doc, /needs \*\*10\.00 cash\*\* at the start[^|]*a net gain of exactly 30\.70 cash and 4\.00 bonus/);
   const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
   const key = { kind: 'api_key', apiKey: 'k' } as const;
   const runs = [[CC, 'dollars'], [CC, 'cents'], [key, 'dollars'], [key, 'cents']] as const;
@@ -80,7 +80,7 @@ test('the run needs 10.00 cash and leaves the user exactly 26.70 cash and 4.00 b
     try {
       const report = await runWalletCheck({ url: sandbox.url, auth, amountUnit, userId });
       assert.deepEqual(failedNames(report), [], amountUnit);
-      assert.deepEqual(await sandbox.balances(userId), { cash: '36.70', bonus: '4.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(userId), { cash: '40.70', bonus: '4.00', reserved: '0.00' });
     } finally {
       await sandbox.close();
     }
@@ -204,7 +204,8 @@ const EXPECTED: Record<Exclude<BreakMode, 'slow'>, string[]> = {
   'token-shape': ['token endpoint'],
   'whole-units': ['reserve → confirm (partial) → settleBet'],
   'bonus-winnings': ['bonus refund, reversal and cash-out'],
-  'settle-once': ['reserve → confirm → settleBet 0.00 (a losing bet)', 'settleBet twice (an amended result pays the difference)'],
+  'settle-once': ['reserve → confirm → settleBet 0.00 (a losing bet)', 'settleBet twice (an amended result pays the difference)',
+    'equal calls under two transactionIds (both count)'],
 };
 
 for (const mode of BREAK_MODES.filter((m): m is Exclude<BreakMode, 'slow'> => m !== 'slow')) {

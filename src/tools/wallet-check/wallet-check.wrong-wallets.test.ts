@@ -138,3 +138,18 @@ test('a wallet that accepts a confirm above the reserved amount fails the check 
   assert.deepEqual(failedNames(report), ['confirm above the reserved amount refused']);
   assert.match(failures(report)[0]!, /confirm of 3\.00 on a reserve of 2\.00 .*must be refused: expected a 4xx error, got HTTP 200/);
 });
+
+// A wallet that spots duplicates by what a call says (bet, operation, amount) instead of by its
+// transactionId swallows real money: two adjustments of 1.00 on one bet, or a result that flips
+// back (settleBet 3.00, debit deductbetwin 3.00, settleBet 3.00 again) — both are wagerline's.
+test('a wallet that takes an equal call under another transactionId as a replay fails the check of equal calls', async () => {
+  const firstId = new Map<string, string>();
+  const report = await checkAgainst(await wrongWallet((op, body) => {
+    const key = [op, body?.betId, body?.amount, body?.transactionType].join(':');
+    const id = String(body?.transactionId);
+    if (!firstId.has(key)) firstId.set(key, id);
+    return firstId.get(key) === id ? undefined : { answer: { status: 200, body: { success: true } } };
+  }));
+  assert.deepEqual(failedNames(report), ['equal calls under two transactionIds (both count)']);
+  assert.match(failures(report)[0]!, /after a second credit adjustreversetransaction of 1\.00 under its own transactionId.*expected cash \+2\.00/);
+});
