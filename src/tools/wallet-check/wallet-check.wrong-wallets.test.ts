@@ -153,3 +153,14 @@ test('a wallet that takes an equal call under another transactionId as a replay 
   assert.deepEqual(failedNames(report), ['equal calls under two transactionIds (both count)']);
   assert.match(failures(report)[0]!, /after a second credit adjustreversetransaction of 1\.00 under its own transactionId.*expected cash \+2\.00/);
 });
+
+// wagerline reads a 2xx without success: true as an unknown outcome and asks again; a refusal must
+// be a 4xx to be final (docs/wallet.md, Responses). A wallet answering its refusals 200 fails every
+// check that expects one, saying what came back.
+test('a wallet that answers its refusals 200 {success: false, …} fails every check expecting a refusal', async () => {
+  const report = await checkAgainst(await wrongWallet(() => undefined, (op, _body, status, text) =>
+    (op !== 'auth/token' && status >= 400 ? { status: 200, body: { success: false, ...(JSON.parse(text) as object) } } : undefined)));
+  assert.deepEqual(failedNames(report), ['confirm above the reserved amount refused', 'error responses in the spec shape',
+    'invalid token → 401 in the error shape', 'same transactionId with another amount']);
+  for (const f of failures(report)) assert.match(f, /(expected a 4xx error|must get 401), got HTTP 200 \{"success":false/);
+});
