@@ -24,7 +24,7 @@ function intro(report: WalletCheckReport): string[] {
     `Test user: ${report.userId}; amounts sent in ${report.amountUnit}`,
     report.effects === 'balances'
       ? 'Effects verified through GET /balances/{userId}.'
-      : 'The wallet has no GET /balances/{userId}: effects (a replay moving money twice) were judged from the answers only; check your ledger for the transactions of this user.',
+      : 'GET /balances/{userId} gave no balances at the start (no such endpoint, no cash and bonus in whole cents, or no answer in time): effects (a replay moving money twice) were judged from the answers only; check your ledger for the transactions of this user.',
     `Result: ${report.passed} passed, ${report.failed} failed.`,
   ];
 }
