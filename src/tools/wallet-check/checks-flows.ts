@@ -5,7 +5,7 @@
 import { confirmBody, CREDIT_TYPES, creditBody, DEBIT_TYPES, debitBody, newBet, refundBetBody, reserveBody, settleBetBody } from './bodies.ts';
 import { describe } from './client.ts';
 import { expectSuccess, fail, tracker, type Ctx } from './expect.ts';
-import { FUNDING_STAKE, fundBonus, place } from './setup.ts';
+import { fundBonus, place } from './setup.ts';
 
 export interface Check {
   name: string;
@@ -119,7 +119,7 @@ const refundFlow: Check = {
  * A scratched runner, an abandoned race, a refund verdict: wagerline returns the accepted stake
  * of a confirmed bet with refundBet. After a partial confirm the whole stake must be back where it
  * came from (cash, or bonus for a bonus bet) and nothing held. Whole amounts: cents are the
- * partial flow's concern. A bonus bet's funds come from `fundBonus` (cash −1.00, bonus +2.00).
+ * partial flow's concern. A bonus bet's funds come from `fundBonus` (cash −1.00, bonus +2.00, or the user's own bonus).
  */
 function refundAfterConfirm(bonus: boolean): Check {
   const where = bonus ? 'bonus' : 'cash';
@@ -128,8 +128,7 @@ function refundAfterConfirm(bonus: boolean): Check {
     name: `reserve → confirm (partial) → refundBet${bonus ? ' of a bonus bet' : ''}`,
     async run(ctx) {
       const moved = await tracker(ctx);
-      const funded = bonus ? { cash: -FUNDING_STAKE, bonus: reserved } : { cash: 0, bonus: 0 };
-      if (bonus) await fundBonus(ctx, reserved);
+      const funded = bonus ? await fundBonus(ctx, reserved) : { cash: 0, bonus: 0 };
       const bet = newBet(ctx.userId, bonus);
       expectSuccess(await ctx.client.post(reserveBody(bet, reserved, ctx.unit)), 'reserve');
       expectSuccess(await ctx.client.post(confirmBody(bet, accepted, ctx.unit)), `confirm of ${accepted / 100} of ${reserved / 100}`);
@@ -187,14 +186,14 @@ const bonusFlag: Check = {
   name: 'bonus flag',
   async run(ctx) {
     const moved = await tracker(ctx);
-    await fundBonus(ctx, 200);
-    await moved('after a bonus credit (bonus balance, not cash; the 1.00 is the stake of the cash bet it was credited on)', { cash: -FUNDING_STAKE, bonus: 200 });
+    const funded = await fundBonus(ctx, 200);
+    await moved('after a bonus credit (bonus balance, not cash; the 1.00 is the stake of the cash bet it was credited on)', funded);
     const bet = newBet(ctx.userId, true);
     expectSuccess(await ctx.client.post(reserveBody(bet, 200, ctx.unit)), 'reserve with bonusFlag true');
-    await moved('after a bonus reserve', { cash: -FUNDING_STAKE });
+    await moved('after a bonus reserve', { cash: funded.cash, bonus: funded.bonus - 200 });
     expectSuccess(await ctx.client.post(confirmBody(bet, 200, ctx.unit)), 'confirm with bonusFlag true');
     expectSuccess(await ctx.client.post(settleBetBody(bet, 300, ctx.unit)), 'settleBet of a bonus bet');
-    await moved('after settleBet of a bonus bet (winnings go to cash)', { cash: 300 - FUNDING_STAKE });
+    await moved('after settleBet of a bonus bet (winnings go to cash)', { cash: funded.cash + 300, bonus: funded.bonus - 200 });
     return verified(ctx);
   },
 };

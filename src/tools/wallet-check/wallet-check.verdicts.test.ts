@@ -144,3 +144,32 @@ test('a token endpoint answering 201 without scope passes; one without expires_i
   assert.equal(noExpiry.length, 1);
   assert.match(noExpiry[0]!, /^token endpoint: .*lacks expires_in/);
 });
+
+// The checker gives bonus with a credit of bonusFlag true on a cash bet: a call wagerline never
+// sends (every call of a bet carries its bonusFlag). A wallet that refuses such a mismatch works
+// with wagerline: the bonus checks then stake the test user's own bonus.
+test('a wallet refusing a credit or debit whose bonusFlag differs from its bet\'s passes, staking the user\'s own bonus', async () => {
+  const bonusOf = new Map<string, boolean>();
+  const userId = '6f1c7a52-3a7e-4f57-9a51-3f4c9b0c2e11';
+  const wallet = await wrongWallet((op, body) => {
+    const betId = String(body?.betId);
+    if (op === 'reserve' && !bonusOf.has(betId)) bonusOf.set(betId, body?.bonusFlag === true);
+    if ((op === 'credit' || op === 'debit') && bonusOf.has(betId) && bonusOf.get(betId) !== body?.bonusFlag) {
+      return { answer: { status: 409, body: { message: 'bonusFlag differs from the bet\'s', code: 'BONUS_FLAG_MISMATCH', statusCode: 409 } } };
+    }
+    return undefined;
+  });
+  const short = '0e8d7c6b-5a49-4382-9170-6f5e4d3c2b1a';
+  await wallet.sandbox.seedUser(userId, { cash: '50.00', bonus: '5.00' });
+  await wallet.sandbox.seedUser(short, { cash: '50.00', bonus: '4.99' });
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: CC, userId });
+    assert.deepEqual(failures(report), []);
+    assert.equal((await wallet.sandbox.balances(userId)).bonus, '2.00', 'the bonus bets spend 3.00 of the user\'s own bonus, as documented');
+    const lacking = failures(await runWalletCheck({ url: wallet.url, auth: CC, userId: short }));
+    assert.equal(lacking.length, 1, lacking.join('\n'));
+    assert.match(lacking[0]!, /a call wagerline never sends — got HTTP 409 .*give the test user 5\.00 bonus or more/);
+  } finally {
+    await wallet.close();
+  }
+});
