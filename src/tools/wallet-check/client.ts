@@ -138,10 +138,14 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     return { authorization: `Bearer ${await bearer()}` };
   }
 
-  /** Forgets a token the wallet refused with a 401, unless a concurrent call already replaced it. */
+  /**
+   * Forgets a token the wallet refused with a 401, unless a concurrent call already replaced or
+   * dropped it; true when the call is worth sending again (with a token, not with an API key).
+   */
   async function dropToken(refused: Record<string, string>): Promise<boolean> {
-    if (auth.kind !== 'client_credentials' || !token) return false;
-    if (`Bearer ${await token.value.catch(() => '')}` === refused.authorization) token = undefined;
+    if (auth.kind !== 'client_credentials') return false;
+    const current = token;
+    if (current && `Bearer ${await current.value.catch(() => '')}` === refused.authorization && token === current) token = undefined;
     return true;
   }
 
@@ -166,8 +170,10 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
     calls,
     requestToken,
     invalidAuthHeaders,
-    /** A transaction call, with the Idempotency-Key header wagerline sends on each (docs/wallet.md). */
-    /** `headers`: a credential of the caller's own (the invalid-token check), sent as is, never renewed. */
+    /**
+     * A transaction call, with the Idempotency-Key header wagerline sends on each (docs/wallet.md).
+     * `headers`: a credential of the caller's own (the invalid-token check), sent as is, never renewed.
+     */
     async post(req: WalletRequest, headers?: Record<string, string>): Promise<Outcome> {
       const key = { 'idempotency-key': req.transactionId };
       if (headers) return send('POST', `/${req.op}`, { ...headers, ...key }, req.text);
