@@ -24,6 +24,20 @@ export const characters = (text: string): number => {
   return count;
 };
 
+/**
+ * Text an operator gives for the record (a bet's reason, a wallet call's note): trimmed, at most
+ * `max` characters, storable as sent. The CLI reaches the services without a route's schema, so
+ * the services apply this, and both paths refuse the same text. Null when empty and not required.
+ */
+export function operatorText(field: string, value: unknown, required: boolean, max = 500): string | null {
+  const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : undefined;
+  if (text === undefined || characters(text) > max || (required && text.length === 0) || unstorable(text)) {
+    const message = `must be a text of ${required ? '1' : '0'} to ${max} characters saying why (no U+0000, no unpaired surrogate)`;
+    throw new AppError('validation_failed', `${field} ${message}`, { extensions: { errors: [{ field, message }] } });
+  }
+  return text || null;
+}
+
 /** Paths (like `body/bets/0/user_id`) of strings holding U+0000; iterative, so any depth is safe. */
 export function nulPaths(value: unknown, root: string): string[] {
   const found: string[] = [];

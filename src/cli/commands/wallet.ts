@@ -54,7 +54,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .command('resolve')
     .description('Close a parked call without sending it (settled with the operator by other means); unblocks its bet. Prints the call')
     .argument('<call_id>', 'the call\'s id (its transactionId, a UUID)', uuid)
-    .requiredOption('--note <text>', 'why, for the record')
+    .requiredOption('--note <text>', 'why, for the record (1 to 500 characters)')
     .option('--reserved', 'a reserve the wallet was found holding: its conditional refundBet is sent (without: skipped)')
     .action((callId: string, opts: { note: string; reserved?: boolean }) =>
       withRuntime((rt) => walletOf(rt).resolve(callId, opts.note, undefined, { reserved: opts.reserved === true })));

@@ -12,7 +12,7 @@ import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, numberToDecimal, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
-import { characters, unstorable } from '../../http/text-rules.ts';
+import { operatorText } from '../../http/text-rules.ts';
 import { cashOutLimit } from '../../racing/cash-out.ts';
 import type { RaceFacts } from '../../racing/settle.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
@@ -82,15 +82,8 @@ function amountCents(field: string, value: unknown): bigint {
   return cents;
 }
 
-/** Text an operator gives (a reason): trimmed, 1 to 500 characters; `required` or null when empty. */
-function reasonText(value: unknown, required: boolean): string | null {
-  const text = typeof value === 'string' ? value.trim() : value === undefined || value === null ? '' : undefined;
-  if (text === undefined || characters(text) > 500 || (required && text.length === 0) || unstorable(text)) {
-    const message = `must be a text of ${required ? '1' : '0'} to 500 characters saying why (no U+0000, no unpaired surrogate)`;
-    throw new AppError('validation_failed', `reason ${message}`, { extensions: { errors: [{ field: 'reason', message }] } });
-  }
-  return text || null;
-}
+/** A reason: trimmed, 1 to 500 characters when `required`, else null when empty (text-rules.ts). */
+const reasonText = (value: unknown, required: boolean): string | null => operatorText('reason', value, required);
 
 /** Who made a change, for the bet's history: "cli", "client:<client_id>", … */
 export interface Actor {

@@ -6,6 +6,7 @@ import { AppError } from '../../../errors.ts';
 import { notifyWorkers, skipConditionalCalls, type AttemptRow, type CallRow } from '../outbox/outbox.queries.ts';
 import * as q from './controls.queries.ts';
 import { isUuid } from '../../../racing/values.ts';
+import { operatorText } from '../../../http/text-rules.ts';
 
 function callView(row: CallRow) {
   return {
@@ -114,13 +115,16 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
      * unless `reserved` says the wallet was found holding it: then that refundBet is sent.
      */
     async resolve(callId: string, note: string, tenantId?: string, options: { reserved?: boolean } = {}) {
+      // The note is the only record of how the call was settled: required, and checked here for
+      // the CLI as the route's schema checks it for the API.
+      const why = operatorText('note', note, true)!;
       const row = await findFailed(callId, tenantId);
       if (options.reserved && row.op !== 'reserve') {
         throw new AppError('bad_request', `wallet call ${callId} is a ${row.op}: only a reserve is resolved as reserved`);
       }
       const now = clock();
       const updated = await withTransaction(db, async (tx) => {
-        const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, note);
+        const resolved = await q.resolveCall(tx, row.tenant_id, row.transaction_id, now, why);
         if (resolved?.op === 'reserve' && !options.reserved) {
           await skipConditionalCalls(tx, row.tenant_id, row.bet_id, row.seq, now, 'not sent: its reserve was resolved by hand (wallet resolve)');
         }

@@ -1,0 +1,67 @@
+// The CLI and the admin API given the same edge inputs: the same verdict and the same stored
+// result. The CLI reaches the services directly, so a rule that lived only in a route's schema
+// would let the CLI store what the API refuses; each test feeds both paths and reads the database.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, test } from 'node:test';
+import { withTransaction } from '../src/db/pool.ts';
+import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { createTestApp, seedClient, type TestContext } from './helpers/app.ts';
+import { cliEnv, runCli } from './helpers/cli.ts';
+import { CLIENT, credit } from './wallet-fixtures.ts';
+
+let ctx: TestContext;
+let sandbox: WalletSandbox;
+let admin: Awaited<ReturnType<typeof seedClient>>;
+let env: Record<string, string>;
+
+before(async () => {
+  ctx = await createTestApp();
+  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  admin = await seedClient(ctx, { scopes: ['admin'] });
+  env = cliEnv(ctx.db.url);
+  await ctx.services.wallet.setWallet({ tenantId: admin.tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, verify: false });
+});
+after(async () => {
+  await sandbox.close();
+  await ctx.close();
+});
+
+const T = () => `/admin/tenants/${admin.tenant.tenant_id}`;
+const send = (method: 'POST' | 'PUT', url: string, payload: string, auth = admin.auth) =>
+  ctx.app.inject({ method, url, payload, headers: { ...auth, 'content-type': 'application/json' } });
+
+/** A credit of a new bet of the admin's tenant, refused for good by the wallet: parked as failed. */
+async function parkedCall(): Promise<string> {
+  const { wallet } = ctx.services;
+  const [queued] = await withTransaction(ctx.db.pool, async (tx) => [await wallet.enqueue(tx, { tenantId: admin.tenant.tenant_id, ...credit(randomUUID()) })]);
+  sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 422 }]);
+  const worker = wallet.createWorker({ listen: false });
+  await worker.drain();
+  await worker.stop();
+  return queued!.transactionId;
+}
+
+const callRow = async (callId: string) =>
+  (await ctx.db.pool.query<{ status: string; note: string | null }>('SELECT status, note FROM wallet_calls WHERE transaction_id = $1', [callId])).rows[0]!;
+
+test('wallet resolve: a note that is empty, blank, over 500 characters or not storable is refused by both, and the call stays parked', async () => {
+  const callId = await parkedCall();
+  for (const note of ['', '   ', 'x'.repeat(501)]) {
+    const cli = await runCli(['wallet', 'resolve', callId, '--note', note], env);
+    assert.notEqual(cli.code, 0, `CLI resolved with note of ${note.length} characters`);
+    assert.equal(cli.stdout, '');
+    assert.match(cli.stderr.split('\n')[0]!, /^wagerline: note must be a text of 1 to 500 characters/);
+    const api = await send('POST', `${T()}/wallet-calls/${callId}/resolve`, JSON.stringify({ note }));
+    assert.equal(api.statusCode, 400, `API resolved with note of ${note.length} characters`);
+  }
+  // Half of a surrogate pair: PostgreSQL would keep U+FFFD instead of what was sent.
+  const half = await send('POST', `${T()}/wallet-calls/${callId}/resolve`, '{"note": "credited \\ud800 by hand"}');
+  assert.deepEqual([half.statusCode, half.json().code], [400, 'validation_failed']);
+  assert.deepEqual(await callRow(callId), { status: 'failed', note: null });
+
+  const done = await runCli(['wallet', 'resolve', callId, '--note', '  credited by hand  '], env);
+  assert.equal(done.code, 0, done.stderr);
+  assert.deepEqual(await callRow(callId), { status: 'resolved', note: 'credited by hand' });
+});
