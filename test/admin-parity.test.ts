@@ -14,12 +14,14 @@ import { CLIENT, credit } from './wallet-fixtures.ts';
 let ctx: TestContext;
 let sandbox: WalletSandbox;
 let admin: Awaited<ReturnType<typeof seedClient>>;
+let platform: Awaited<ReturnType<typeof seedClient>>;
 let env: Record<string, string>;
 
 before(async () => {
   ctx = await createTestApp();
   sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
   admin = await seedClient(ctx, { scopes: ['admin'] });
+  platform = await seedClient(ctx, { scopes: ['admin', 'platform'] });
   env = cliEnv(ctx.db.url);
   await ctx.services.wallet.setWallet({ tenantId: admin.tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, verify: false });
 });
@@ -64,4 +66,27 @@ test('wallet resolve: a note that is empty, blank, over 500 characters or not st
   const done = await runCli(['wallet', 'resolve', callId, '--note', '  credited by hand  '], env);
   assert.equal(done.code, 0, done.stderr);
   assert.deepEqual(await callRow(callId), { status: 'resolved', note: 'credited by hand' });
+});
+
+const clientCount = async () => Number((await ctx.db.pool.query('SELECT count(*) FROM operator_clients')).rows[0].count);
+
+test('client create: a name over 200 characters is refused by the CLI as by the API, and no client is stored', async () => {
+  const before = await clientCount();
+  const long = 'n'.repeat(201);
+  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--name', long], env);
+  assert.notEqual(cli.code, 0, 'the CLI stored a client name the API refuses');
+  assert.match(cli.stderr.split('\n')[0]!, /name must be at most 200 characters/);
+  const api = await send('POST', `${T()}/clients`, JSON.stringify({ scopes: ['upload'], name: long }));
+  assert.equal(api.statusCode, 400);
+  assert.equal(await clientCount(), before);
+});
+
+test('names are counted in characters, as the API\'s schema counts them: 150 emoji are a name of 150 characters', async () => {
+  const name = '🏇'.repeat(150);
+  const tenant = await send('POST', '/admin/tenants', JSON.stringify({ name }), platform.auth);
+  assert.equal(tenant.statusCode, 200, tenant.body);
+  assert.equal(tenant.json().name, name);
+  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--name', name], env);
+  assert.equal(cli.code, 0, cli.stderr);
+  assert.equal(cli.json().name, name);
 });

@@ -9,7 +9,7 @@ export function registerTenantCommands(program: Command): Command {
   tenant
     .command('create')
     .description('Create a tenant. Prints {"tenant_id", "name", "currency", "timezone"}')
-    .requiredOption('--name <text>', 'brand name')
+    .requiredOption('--name <text>', 'brand name, 1 to 200 characters')
     .option('--currency <code>', 'default currency, ISO 4217', 'AUD')
     .option('--timezone <iana>', 'local time zone, IANA name', 'Australia/Sydney')
     .action((opts: { name: string; currency: string; timezone: string }) =>
@@ -63,7 +63,7 @@ export function registerTenantCommands(program: Command): Command {
     .option('--agencies <list>', 'source codes the client may upload for, comma-separated', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated (a racing authority, a regulator)', list)
     .option('--venues <list>', 'for report clients: tracks whose meetings it may see, comma-separated, each JURISDICTION:Venue[:CODE] as the catalogue has them (VIC:Flemington, VIC:Bendigo:H; a track owner)', list)
-    .option('--name <text>', 'a label for the client')
+    .option('--name <text>', 'a label for the client (at most 200 characters)')
     .action((opts: { tenant: string; scopes: string[]; agencies?: string[]; jurisdictions?: string[]; venues?: string[]; name?: string }) =>
       withRuntime((rt) =>
         rt.services.tenants.createClient({ ...opts, tenantId: opts.tenant }),

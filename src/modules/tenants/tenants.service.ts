@@ -7,6 +7,7 @@ import * as q from './tenants.queries.ts';
 import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 import { currencyCode } from '../../racing/currencies.ts';
+import { characters, unstorable } from '../../http/text-rules.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin', 'platform'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -75,6 +76,19 @@ export function isTimeZone(name: string): boolean {
 
 function bad(message: string): AppError {
   return new AppError('bad_request', message);
+}
+
+/**
+ * A name as given (a tenant's brand, a client's label): trimmed, counted in characters as the admin
+ * API's schemas count them (an emoji is one), storable as sent. The CLI has no schema in front of
+ * the service, so the rule is here for both.
+ */
+function nameText(raw: string, what: string, required: boolean): string | null {
+  const name = raw.trim();
+  if ((required && !name) || characters(name) > 200 || unstorable(name)) {
+    throw bad(`${what} must be ${required ? '1 to 200 characters' : 'at most 200 characters'} (no U+0000, no unpaired surrogate)`);
+  }
+  return name || null;
 }
 
 function codes(values: string[], what: string, pattern: RegExp): string[] {
@@ -160,10 +174,9 @@ export function createTenantService({ db }: { db: Pool }) {
     },
 
     async createTenant(input: { name: string; currency?: string; timezone?: string }): Promise<Tenant> {
-      const name = input.name.trim();
+      const name = nameText(input.name, 'name', true)!;
       const currency = currencyCode((input.currency ?? 'AUD').trim());
       const timezone = input.timezone ?? 'Australia/Sydney';
-      if (!name || name.length > 200) throw bad('name must be 1 to 200 characters');
       if (!currency) throw bad(`currency ${echo(input.currency)} is not an active ISO 4217 currency code (such as "AUD", "NZD")`);
       if (!isTimeZone(timezone)) throw bad(`timezone "${timezone}" is not an IANA time zone name`);
       const row = await q.insertTenant(db, { name, currency, timezone });
@@ -179,6 +192,7 @@ export function createTenantService({ db }: { db: Pool }) {
       name?: string;
     }): Promise<ClientView & { client_secret: string }> {
       await requireTenant(input.tenantId);
+      const name = nameText(input.name ?? '', 'name', false);
       const scopes = [...new Set(input.scopes.map((s) => s.trim()).filter(Boolean))];
       if (!scopes.length) throw bad(`scopes must name at least one of ${SCOPES.join(', ')}`);
       const unknown = scopes.find((s) => !(SCOPES as readonly string[]).includes(s));
@@ -194,7 +208,7 @@ export function createTenantService({ db }: { db: Pool }) {
       const row = await q.insertClient(db, {
         tenant_id: input.tenantId,
         client_id: `wl_${randomBytes(12).toString('base64url')}`,
-        name: input.name?.trim() || null,
+        name,
         secret_hash: await hashSecret(secret),
         scopes,
         agencies: agencies(input.agencies ?? []),
