@@ -120,10 +120,13 @@ export function list(value: string): string[] {
 // Argument parsers for commander: a bad value is a usage error naming the argument, before any
 // database is opened. Commander prefixes the argument's name and value.
 
-/** A UUID (tenant, bet, user, wallet call ids). */
+/**
+ * A UUID (tenant, bet, user, wallet call ids), in lower case: the form the database and the admin
+ * API answer with, so a command echoes the id as every other path shows it.
+ */
 export function uuid(value: string): string {
   if (!isUuid(value.trim())) throw new InvalidArgumentError('must be a UUID (like 3f1c2a9e-0000-4000-8000-000000000001)');
-  return value.trim();
+  return value.trim().toLowerCase();
 }
 
 /** A day to move sample data to: "today" (UTC) or YYYY-MM-DD (racing/redate.ts). */

@@ -23,7 +23,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .option('--api-key-header <name>', 'api_key: header that carries the key', 'x-api-key')
     .option('--signing-secret <secret>', 'sign every call: X-Wagerline-Timestamp and X-Wagerline-Signature (docs/wallet.md)')
     .option('--amount-unit <unit>', 'dollars (12.50) or cents (1250)', 'dollars')
-    .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', integer(1, 10_000), 50)
+    .option('--concurrency <n>', 'calls in flight to this wallet at most, across all processes', integer(1, 1000), 50)
     .option('--no-verify', 'save without first checking that the wallet answers and takes the credentials')
     .option('--private-network', 'the URL may lead to a private address (a wallet on this machine or behind a VPN): needed for a host name; an IP address is taken as written (docs/admin-api.md, "Private addresses")')
     .option('--no-private-network', 'the URL must lead to public addresses, checked now and at every connection, as for a wallet a tenant\'s own admin token sets')

@@ -216,7 +216,8 @@ export function createBettingService(deps: BettingDeps) {
 
     /** Sets the tenant's acceptance limits; a limit not given is kept, `null` removes it. */
     async setLimits(tenantId: string, input: LimitsInput) {
-      await deps.tenants.requireTenant(tenantId);
+      // The stored id (lower case) from here on: it is what the answer echoes.
+      tenantId = (await deps.tenants.requireTenant(tenantId)).tenant_id;
       const current = await lq.findLimits(db, tenantId);
       const next: lq.LimitsRow = {
         max_stake: limitValue('max_stake', input.maxStake, current?.max_stake),
