@@ -9,6 +9,7 @@ import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../../net/private-network.ts';
 import { verifyWallet } from './verify-wallet.ts';
+import { characters } from '../../../http/text-rules.ts';
 import * as q from './wallet-config.queries.ts';
 
 export interface SetWalletInput {
@@ -69,6 +70,20 @@ export function checkWalletUrl(raw: string): string {
   return url.toString().replace(/\/+$/, '');
 }
 
+/** The longest value of each option, as the admin API's schema bounds it (tenants.http.ts). */
+const MAX_CHARACTERS: Array<[keyof SetWalletInput, string, number]> = [
+  ['url', '--url', 2000], ['clientId', '--client-id', 500], ['clientSecret', '--client-secret', 500], ['apiKey', '--api-key', 500],
+  ['apiKeyHeader', '--api-key-header', 100], ['signingSecret', '--signing-secret', 500],
+];
+
+/** Refuses a value longer than the API takes: the CLI has no schema in front of the service. */
+function checkLengths(input: SetWalletInput): void {
+  for (const [key, option, max] of MAX_CHARACTERS) {
+    const value = input[key];
+    if (typeof value === 'string' && characters(value) > max) throw bad(`${option} must be at most ${max} characters`);
+  }
+}
+
 export function viewOf(row: q.WalletConfigRow): WalletConfigView {
   return {
     tenant_id: row.tenant_id,
@@ -125,6 +140,7 @@ export async function setWallet(
 ): Promise<SetWalletResult> {
   const { db, box } = deps;
   await deps.tenants.requireTenant(input.tenantId);
+  checkLengths(input);
   const url = checkWalletUrl(input.url);
   const unit = (input.amountUnit ?? 'dollars') as AmountUnit;
   if (!AMOUNT_UNITS.includes(unit)) throw bad(`--amount-unit must be dollars or cents, got "${input.amountUnit}"`);
