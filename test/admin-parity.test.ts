@@ -90,3 +90,21 @@ test('names are counted in characters, as the API\'s schema counts them: 150 emo
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal(cli.json().name, name);
 });
+
+test('race result: a dividend entry with a key besides runners and dividend is refused by the CLI as by the API, and nothing is recorded', async () => {
+  const M = 880123;
+  const catalog = await seedClient(ctx, { scopes: ['catalog'] });
+  await ctx.services.catalogue.importCatalog({
+    meeting_id: M, date: new Date().toISOString().slice(0, 10), venue: 'Sandown', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['win', 'exacta'],
+      runners: [1, 2, 3].map((n) => ({ number: n, name: `R${n}`, win: 2 + n })) }],
+  });
+  await ctx.services.catalogue.setStatus(M, 1, 'closed');
+  const dividends = { exacta: [{ runners: [1, 2], dividend: 30, runner: [2, 1] }] };
+  const cli = await runCli(['race', 'result', String(M), '1', '--placings', '[[1],[2],[3]]', '--interim', '--dividends', JSON.stringify(dividends)], env);
+  assert.notEqual(cli.code, 0, 'the CLI recorded a dividend the API refuses');
+  assert.match(cli.stderr.split('\n')[0]!, /dividends\.exacta\[0\]/);
+  const api = await send('POST', `/catalog/meetings/${M}/races/1/result`, JSON.stringify({ placings: [[1], [2], [3]], interim: true, dividends }), catalog.auth);
+  assert.equal(api.statusCode, 400, api.body);
+  assert.equal(await ctx.services.catalogue.result(M, 1), null);
+});

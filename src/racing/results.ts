@@ -94,7 +94,9 @@ function entries(product: string, value: unknown): DividendEntry[] {
   if (value.length === 0) throw new Error(`dividends.${product} must not be an empty list`);
   return value.map((entry, i) => {
     const where = `dividends.${product}[${i}]`;
-    if (!isObject(entry) || !Array.isArray(entry.runners) || entry.runners.length === 0 || !entry.runners.every((r) => Number.isInteger(r) && r >= 1 && r <= 99)) {
+    // Only these two keys: a mistyped third ("runner", "divident") would be dropped without a word.
+    const shape = isObject(entry) && Object.keys(entry).every((k) => k === 'runners' || k === 'dividend');
+    if (!shape || !Array.isArray(entry.runners) || entry.runners.length === 0 || !entry.runners.every((r) => Number.isInteger(r) && r >= 1 && r <= 99)) {
       throw new Error(`${where} must be {"runners": [runner numbers in finishing order], "dividend": number}`);
     }
     return { runners: entry.runners as number[], dividend: dividendText(entry.dividend, `${where}.dividend`) };
