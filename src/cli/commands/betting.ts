@@ -74,9 +74,10 @@ export function registerBetCommands(program: Command): void {
     .argument('<bet_id>', 'bet id (UUID)', uuid)
     .requiredOption('--amount <dollars>', 'above 0, at most two decimals', amount)
     .requiredOption('--reason <text>', 'why (1 to 500 characters), kept in the bet\'s history')
-    .addHelpText('after', example(`wagerline bet adjust ${TENANT} ${BET} --amount 5.00 --reason "goodwill: late price change"`))
-    .action((tenantId: string, betId: string, opts: { amount: string; reason: string }) =>
-      withRuntime((rt) => rt.services.bets.adjust(ref(tenantId, betId), opts.amount, opts.reason, CLI)));
+    .option('--idempotency-key <key>', 'made once per key and bet: run again, it changes nothing (1 to 128 characters)')
+    .addHelpText('after', example(`wagerline bet adjust ${TENANT} ${BET} --amount 5.00 --reason "goodwill: late price change" --idempotency-key goodwill-1`))
+    .action((tenantId: string, betId: string, opts: { amount: string; reason: string; idempotencyKey?: string }) =>
+      withRuntime((rt) => rt.services.bets.adjust(ref(tenantId, betId), opts.amount, opts.reason, { ...CLI, key: opts.idempotencyKey })));
   bet
     .command('show')
     .description('A bet\'s whole record: status, result, stake, accepted stake, payout, refunds, cash out, adjustments, legs, ' +

@@ -12,7 +12,7 @@ import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, numberToDecimal, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
-import { operatorText } from '../../http/text-rules.ts';
+import { operatorText, unstorable } from '../../http/text-rules.ts';
 import { cashOutLimit } from '../../racing/cash-out.ts';
 import type { RaceFacts } from '../../racing/settle.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
@@ -88,6 +88,33 @@ const reasonText = (value: unknown, required: boolean): string | null => operato
 /** Who made a change, for the bet's history: "cli", "client:<client_id>", … */
 export interface Actor {
   by?: string;
+}
+
+/** An adjustment's idempotency key (Idempotency-Key, --idempotency-key): 1 to 128 characters, no control characters. */
+function adjustmentKey(value: unknown): string | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'string' || value.length < 1 || value.length > 128 || /[\u0000-\u001f\u007f]/.test(value) || unstorable(value)) {
+    const message = 'must be 1 to 128 characters, without control characters or unpaired surrogates';
+    throw new AppError('validation_failed', `idempotency key ${message}`, { extensions: { errors: [{ field: 'idempotency-key', message }] } });
+  }
+  return value;
+}
+
+interface AdjustmentDetail { amount: string; reason: string; key?: string }
+
+/**
+ * The bet's adjustment made under `key` earlier, if any: the same amount and reason is a repeat
+ * (nothing more is credited), anything else is another adjustment and needs a key of its own.
+ */
+async function earlierAdjustment(tx: Queryable, bet: q.BetRow, key: string, amount: string, reason: string): Promise<boolean> {
+  const made = (await sq.historyOf(tx, bet.tenant_id, bet.bet_id))
+    .find((h) => h.cause === 'adjustment' && (h.detail as AdjustmentDetail | null)?.key === key)?.detail as AdjustmentDetail | undefined;
+  if (!made) return false;
+  if (made.amount !== amount || made.reason !== reason) {
+    throw new AppError('idempotency_conflict', `idempotency key ${echo(key)} was used for an adjustment of ${made.amount} (${echo(made.reason)}) `
+      + 'on this bet; use a new key for another adjustment');
+  }
+  return true;
 }
 
 export function createBetActions(deps: BetActionDeps) {
@@ -180,15 +207,23 @@ export function createBetActions(deps: BetActionDeps) {
       });
     },
 
-    /** A manual adjustment in the user's favour (credit adjustreversetransaction), with its reason. */
-    async adjust(ref: BetRef, value: unknown, reason: unknown, actor: Actor = {}): Promise<ActionResult> {
+    /**
+     * A manual adjustment in the user's favour (credit adjustreversetransaction), with its reason.
+     * With `key`, made once: a repeat of the same amount and reason changes nothing.
+     */
+    async adjust(ref: BetRef, value: unknown, reason: unknown, actor: Actor & { key?: unknown } = {}): Promise<ActionResult> {
       const cents = amountCents('amount', value);
       const why = reasonText(reason, true)!;
+      const key = adjustmentKey(actor.key);
+      const amount = centsToDollars(cents);
       return locked(ref, async (tx, bet) => {
+        // Under the bet's lock: two requests with one key queue here, and the second finds the first.
+        if (key !== undefined && await earlierAdjustment(tx, bet, key, amount, why)) return resultOf(bet, null, []);
         if (!isTaken(bet.status)) refuse(bet, 'adjusted', `it is ${bet.status}; only a bet that was taken can be`);
         const moves: Move[] = [{ op: 'credit', amountCents: cents, transactionType: 'adjustreversetransaction' }];
         const adjusted = centsToDollars(parseDollars(bet.adjusted)! + cents);
-        const change = changeOf(bet, bet.status, moves, clock(), 'adjustment', { amount: centsToDollars(cents), reason: why, by: actor.by ?? 'operator' }, { adjusted });
+        const detail = { amount, reason: why, by: actor.by ?? 'operator', ...(key !== undefined && { key }) };
+        const change = changeOf(bet, bet.status, moves, clock(), 'adjustment', detail, { adjusted });
         return commit(tx, bet, change, moves);
       });
     },

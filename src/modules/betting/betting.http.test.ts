@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { startWalletSandbox } from '../../tools/wallet-sandbox/index.ts';
 import { createTestApp, seedClient, type TestContext } from '../../../test/helpers/app.ts';
 import { CLIENT } from '../../../test/wallet-fixtures.ts';
+import { cliEnv, runCli } from '../../../test/helpers/cli.ts';
 
 const M = 770501;
 let ctx: TestContext;
@@ -149,4 +150,26 @@ test('the OpenAPI document lists the bet routes under scope admin', async () => 
     '/admin/tenants/{tenant_id}/bets/{bet_id}/cancel', '/admin/tenants/{tenant_id}/bets/{bet_id}/cash-out']);
   for (const p of paths) for (const op of Object.values(doc.paths[p]) as Array<{ security: unknown }>) assert.deepEqual(op.security, [{ bearer: [] }], p);
   assert.ok(doc.paths['/admin/tenants/{tenant_id}/bets/{bet_id}/cash-out'].post.responses['409']);
+});
+
+test('adjust with an Idempotency-Key is made once: a repeat changes nothing, the key with another body is a 409 (CLI: --idempotency-key)', async () => {
+  const betId = await place('WIN', [[2]], 4);
+  const adjust = (key: string | undefined, body: unknown) => ctx.app.inject({ method: 'POST', url: url(betId, 'adjust'), payload: JSON.stringify(body),
+    headers: { ...admin.auth, 'content-type': 'application/json', ...(key !== undefined && { 'idempotency-key': key }) } });
+  const first = await adjust('goodwill-77', { amount: '2.00', reason: 'late price' });
+  assert.deepEqual([first.statusCode, first.json().changed, first.json().adjusted, first.json().calls.length], [200, true, '2.00', 1], first.body);
+  const repeat = await adjust('goodwill-77', { amount: 2, reason: ' late price ' });
+  assert.deepEqual([repeat.statusCode, repeat.json().changed, repeat.json().adjusted, repeat.json().calls], [200, false, '2.00', []], repeat.body);
+  const other = await adjust('goodwill-77', { amount: '3.00', reason: 'late price' });
+  assert.deepEqual([other.statusCode, other.json().code], [409, 'idempotency_conflict'], other.body);
+  assert.match(other.json().detail, /goodwill-77.*2\.00/);
+  assert.equal((await adjust('x'.repeat(129), { amount: '1.00', reason: 'r' })).statusCode, 400);
+  const cli = cliEnv(ctx.db.url);
+  const args = ['bet', 'adjust', T, betId, '--amount', '1.00', '--reason', 'second', '--idempotency-key', 'goodwill-78'];
+  assert.deepEqual([(await runCli(args, cli)).json().adjusted, (await runCli(args, cli)).json().changed], ['3.00', false]);
+  const unkeyed = [await adjust(undefined, { amount: '1.00', reason: 'again' }), await adjust(undefined, { amount: '1.00', reason: 'again' })];
+  assert.deepEqual(unkeyed.map((r) => r.json().adjusted), ['4.00', '5.00'], 'without a key every request is an adjustment');
+  const record = (await call('GET', url(betId), admin.auth)).json();
+  assert.deepEqual(record.wallet_calls.filter((c: { transaction_type: string | null }) => c.transaction_type === 'adjustreversetransaction').map((c: { amount: string }) => c.amount),
+    ['2.00', '1.00', '1.00', '1.00']);
 });

@@ -90,11 +90,14 @@ export function registerBetAdminRoutes(app: FastifyInstance, bets: BetActions): 
     onRequest,
     schema: {
       ...base, summary: 'Credit the user of a taken bet by hand (credit adjustreversetransaction), with the reason',
+      description: 'With an Idempotency-Key header the adjustment is made once: a repeat of the same amount and reason changes nothing '
+        + '(changed: false), the key with another amount or reason is a 409 idempotency_conflict. Without one, every request is an adjustment.',
+      headers: Type.Object({ 'idempotency-key': Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Per bet' })) }),
       body: Type.Object({ amount: Amount, reason: Reason }, { additionalProperties: false }), response: changed,
     },
   }, async (request) => {
     const body = request.body as { amount: unknown; reason: unknown };
-    return bets.adjust(betOf(request), body.amount, body.reason, actor(request));
+    return bets.adjust(betOf(request), body.amount, body.reason, { ...actor(request), key: request.headers['idempotency-key'] });
   });
 
   app.get(bet, {
