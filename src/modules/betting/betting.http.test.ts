@@ -173,3 +173,11 @@ test('adjust with an Idempotency-Key is made once: a repeat changes nothing, the
   assert.deepEqual(record.wallet_calls.filter((c: { transaction_type: string | null }) => c.transaction_type === 'adjustreversetransaction').map((c: { amount: string }) => c.amount),
     ['2.00', '1.00', '1.00', '1.00']);
 });
+
+test('cancel with a JSON content type and no body (a client that sets it on every request) cancels, as a bare POST does', async () => {
+  const betId = await place('WIN', [[1]], 3);
+  const res = await ctx.app.inject({ method: 'POST', url: url(betId, 'cancel'), headers: { ...admin.auth, 'content-type': 'application/json', 'content-length': '0' } });
+  assert.deepEqual([res.statusCode, res.json().status], [200, 'cancelled'], res.body);
+  const broken = await ctx.app.inject({ method: 'POST', url: url(betId, 'cancel'), headers: { ...admin.auth, 'content-type': 'application/json' }, payload: '{"reason":' });
+  assert.deepEqual([broken.statusCode, broken.json().code], [400, 'malformed_json'], 'a body that is there is still read as JSON');
+});

@@ -68,7 +68,13 @@ export function registerBetAdminRoutes(app: FastifyInstance, bets: BetActions): 
 
   app.post(`${bet}/cancel`, {
     onRequest,
-    // The reason is optional, so is the body: a bare POST cancels without one.
+    // The reason is optional, so is the body: a bare POST cancels without one. So does a POST whose
+    // client sets a JSON content type on every request and sends nothing (Fastify would refuse the
+    // empty JSON): with no bytes to read, the content type is dropped before parsing.
+    preParsing: async (request, _reply, payload) => {
+      if (request.headers['content-length'] === '0' && request.headers['transfer-encoding'] === undefined) delete request.headers['content-type'];
+      return payload;
+    },
     preValidation: async (request) => {
       request.body ??= {};
     },
