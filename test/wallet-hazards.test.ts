@@ -73,3 +73,13 @@ test('a reserve must open its bet\'s sequence: a second one is refused and write
   assert.equal((await f.wallet.callsOfBet(betId)).calls.length, before);
   assert.equal(f.sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string })?.betId === betId).length, 1);
 });
+
+test('wallet failed counts every parked call, however few it lists (the oldest first)', async () => {
+  const before = (await f.wallet.failed(f.tenantId)).count;
+  const calls = await f.enqueue(credit(), credit(), credit());
+  f.sandbox.injectFaults(calls.map(() => ({ op: 'credit' as const, kind: 'status' as const, status: 400 })));
+  await f.worker.drain();
+  const listed = await f.wallet.failed(f.tenantId, 2);
+  assert.equal(listed.count, before + 3);
+  assert.equal(listed.calls.length, 2);
+});

@@ -42,7 +42,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
     .action((opts: { bet: string }) => withRuntime((rt) => walletOf(rt).callsOfBet(opts.bet)));
   wallet
     .command('failed')
-    .description('Calls parked as failed (retries spent, or refused for good). Prints {"count", "calls": [...]}')
+    .description('Calls parked as failed (retries spent, or refused for good). Prints {"count": every parked call, "calls": [the 1,000 parked longest]}')
     .option('--tenant <tenant_id>', 'only this tenant (UUID)', uuid)
     .action((opts: { tenant?: string }) => withRuntime((rt) => walletOf(rt).failed(opts.tenant)));
   wallet

@@ -59,13 +59,16 @@ export async function findCall(db: Queryable, transactionId: string, tenantId: s
   return rows[0];
 }
 
-export async function failedCalls(db: Queryable, tenantId: string | null, limit: number): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>(
-    `SELECT * FROM wallet_calls WHERE status = 'failed' AND ($1::uuid IS NULL OR tenant_id = $1)
+export async function failedCalls(db: Queryable, tenantId: string | null, limit: number): Promise<{ total: number; rows: CallRow[] }> {
+  // The window's count is taken before LIMIT: every parked call, however many are listed.
+  const { rows } = await db.query<CallRow & { total: number }>(
+    `SELECT *, count(*) OVER ()::int AS total FROM wallet_calls WHERE status = 'failed' AND ($1::uuid IS NULL OR tenant_id = $1)
       ORDER BY finished_at, tenant_id, transaction_id LIMIT $2`,
     [tenantId, limit],
   );
-  return rows;
+  const total = rows[0]?.total ?? 0;
+  for (const row of rows) delete (row as Partial<typeof row>).total;
+  return { total, rows };
 }
 
 /**

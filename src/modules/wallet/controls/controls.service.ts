@@ -87,8 +87,8 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
       return byBet;
     },
     async failed(tenantId?: string, limit = 1000) {
-      const rows = await q.failedCalls(db, tenantId ?? null, limit);
-      return { count: rows.length, calls: rows.map(callView) };
+      const { total, rows } = await q.failedCalls(db, tenantId ?? null, limit);
+      return { count: total, calls: rows.map(callView) };
     },
     /**
      * Sends a parked call again now, with a fresh retry budget — or one waiting for its next
