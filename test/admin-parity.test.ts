@@ -81,6 +81,17 @@ test('client create: a name over 200 characters is refused by the CLI as by the 
   assert.equal(await clientCount(), before);
 });
 
+test('client create: more than 100 agencies is refused by the CLI as by the API, and no client is stored', async () => {
+  const before = await clientCount();
+  const many = Array.from({ length: 101 }, (_, i) => `AG${i}`);
+  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--agencies', many.join(',')], env);
+  assert.notEqual(cli.code, 0, 'the CLI stored a client the API refuses');
+  assert.match(cli.stderr.split('\n')[0]!, /at most 100 agencies/);
+  const api = await send('POST', `${T()}/clients`, JSON.stringify({ scopes: ['upload'], agencies: many }));
+  assert.equal(api.statusCode, 400);
+  assert.equal(await clientCount(), before);
+});
+
 test('names are counted in characters, as the API\'s schema counts them: 150 emoji are a name of 150 characters', async () => {
   const name = '🏇'.repeat(150);
   const tenant = await send('POST', '/admin/tenants', JSON.stringify({ name }), platform.auth);

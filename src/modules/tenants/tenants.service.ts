@@ -91,8 +91,12 @@ function nameText(raw: string, what: string, required: boolean): string | null {
   return name || null;
 }
 
+/** Most codes (agencies, jurisdictions) or venues of one client, as the admin API's schema allows. */
+const MAX_CODES = 100;
+
 function codes(values: string[], what: string, pattern: RegExp): string[] {
   const out = [...new Set(values.map((v) => v.trim().toUpperCase()).filter(Boolean))];
+  if (out.length > MAX_CODES) throw bad(`a client has at most ${MAX_CODES} ${what === 'agency' ? 'agencies' : `${what}s`} (${out.length} given)`);
   const wrong = out.find((v) => !pattern.test(v));
   if (wrong) throw bad(`${what} "${wrong}" is not valid (letters, digits, _ and -, at most 32)`);
   return out;
@@ -121,6 +125,7 @@ function venues(values: string[]): string[] {
     const v = [jurisdiction.toUpperCase(), name, ...(code ? [code.toUpperCase()] : [])].join(':');
     if (!out.has(v.toLowerCase())) out.set(v.toLowerCase(), v);
   }
+  if (out.size > MAX_CODES) throw bad(`a client has at most ${MAX_CODES} venues (${out.size} given)`);
   return [...out.values()];
 }
 
