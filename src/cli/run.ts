@@ -11,7 +11,7 @@ import { InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../log.ts';
-import { parseDollars } from '../racing/money.ts';
+import { MAX_ACTION_CENTS, parseDollars } from '../racing/money.ts';
 import { isUuid } from '../racing/values.ts';
 import { openRuntime, type Runtime } from '../runtime.ts';
 import { ListenError, listenProblem } from '../tools/listen.ts';
@@ -153,11 +153,13 @@ export function integer(min: number, max: number) {
   };
 }
 
-/** An amount in dollars: above 0, at most two decimals. */
+/** An amount in dollars as a bet's cash out or adjustment takes it: above 0, below 10^11, at most two decimals. */
 export function amount(value: string): string {
-  const dollars = parseDollars(value.trim());
-  if (value.trim() !== value || dollars === undefined || dollars <= 0n) throw new InvalidArgumentError('must be an amount in dollars above 0 with at most two decimals, like 12.50');
-  return value;
+  const cents = parseDollars(value);
+  if (cents === undefined || cents <= 0n || cents >= MAX_ACTION_CENTS) {
+    throw new InvalidArgumentError('must be an amount in dollars above 0 and below 100,000,000,000 with at most two decimals, like 12.50');
+  }
+  return value.trim();
 }
 
 /** A file's text; a file that cannot be read is a usage error naming it. */

@@ -63,6 +63,9 @@ export function fromNumber(n: number, places: number): ExactNumber {
   return { units: sign === '-' ? -units : units, sentPlaces: fracPart.length };
 }
 
+/** Most a bet's cash out or adjustment may be, exclusive: 10^11 dollars (the bets' money columns hold it). */
+export const MAX_ACTION_CENTS = 10n ** 13n;
+
 /** Dollars as text with at most two decimals ("12.5", "007") → cents; undefined when not that (a sign included). */
 export function parseDollars(text: string): bigint | undefined {
   const trimmed = text.trim();

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { bettingFixture } from '../../../test/betting-fixture.ts';
-import { cliChecks, cliEnv } from '../../../test/helpers/cli.ts';
+import { cliChecks, cliEnv, runCli } from '../../../test/helpers/cli.ts';
 
 const M = 770401;
 let f: Awaited<ReturnType<typeof bettingFixture>>;
@@ -48,9 +48,13 @@ test('bet show: the whole record with legs, wallet calls and history; cash out, 
 
   await Promise.all([
     refused(['bet', 'cash-out', T, betId, '--amount', '30.01'], /amount 30.01 is more than the bet can return \(30.00\)/),
-    refused(['bet', 'cash-out', T, betId, '--amount', '12.505'], /--amount .*is invalid: must be an amount in dollars above 0 with at most two decimals/),
+    refused(['bet', 'cash-out', T, betId, '--amount', '12.505'], /--amount .*is invalid: must be an amount in dollars above 0 and below 100,000,000,000 with at most two decimals/),
     refused(['bet', 'cash-out', T, betId], /required option '--amount <dollars>' not specified/),
   ]);
+  // Beyond what an amount can be: a usage error (exit 2) naming the bound, before the database is opened.
+  const huge = await runCli(['bet', 'adjust', T, betId, '--amount', '100000000000', '--reason', 'x'], env);
+  assert.equal(huge.code, 2, huge.stderr);
+  assert.match(huge.stderr, /below 100,000,000,000/);
   const cashed = await ok(['bet', 'cash-out', T, betId, '--amount', '12.50']);
   assert.deepEqual(cashed, {
     tenant_id: T, bet_id: betId, status: 'cashed_out', previous_status: 'accepted', changed: true, payout: '0.00', refunded: '0.00',

@@ -9,7 +9,7 @@ import { AppError, echo } from '../../errors.ts';
 import type { Move } from '../../racing/bet-ledger.ts';
 import { isOpen, isTaken, moveProblem } from '../../racing/bet-lifecycle.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
-import { centsToDollars, numberToDecimal, parseDollars } from '../../racing/money.ts';
+import { centsToDollars, MAX_ACTION_CENTS, numberToDecimal, parseDollars } from '../../racing/money.ts';
 import { decimal, payoutCents } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
 import { operatorText, unstorable } from '../../http/text-rules.ts';
@@ -75,8 +75,8 @@ function amountCents(field: string, value: unknown): bigint {
     const { text, sentPlaces } = numberToDecimal(value, 2);
     cents = sentPlaces > 2 ? undefined : parseDollars(text);
   }
-  if (cents === undefined || cents <= 0n || cents >= 10n ** 13n) {
-    const message = `must be an amount in dollars above 0 with at most two decimals, e.g. "12.50", got ${echo(value)}`;
+  if (cents === undefined || cents <= 0n || cents >= MAX_ACTION_CENTS) {
+    const message = `must be an amount in dollars above 0 and below 100,000,000,000 with at most two decimals, e.g. "12.50", got ${echo(value)}`;
     throw new AppError('validation_failed', `${field} ${message}`, { extensions: { errors: [{ field, message }] } });
   }
   return cents;

@@ -16,7 +16,7 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union(
 const Money = Type.String({ description: 'Dollars, exact decimal text: "12.50"' });
 // Amounts are never coerced: decimal text or a JSON number with at most two decimals, nothing else.
 const Amount = Type.Union([Type.String({ maxLength: 20 }), Type.Number()], {
-  description: 'Dollars above 0 with at most two decimals: "12.50" or 12.5 (a number with more decimals is refused, never rounded)',
+  description: 'Dollars above 0 and below 100,000,000,000 with at most two decimals: "12.50" or 12.5 (a number with more decimals is refused, never rounded)',
 });
 const Reason = Type.String({ maxLength: 500, description: 'Why, for the bet\'s history (at most 500 characters)' });
 
