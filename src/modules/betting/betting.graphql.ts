@@ -7,6 +7,7 @@ import mercurius, { type MercuriusContext } from 'mercurius';
 import { AppError } from '../../errors.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import { whileActive, type BetUpdate } from './bet-updates.ts';
+import { frontendLimitsRule } from './limits.graphql.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
@@ -65,6 +66,8 @@ export const FRONTEND_SCHEMA = /* GraphQL */ `
 
 /** Tokens a subscription's query may have. */
 const MAX_SUBSCRIPTION_TOKENS = 2000;
+/** Tokens a query or mutation may have: a placeBet of 10 legs written inline is a few hundred. */
+const MAX_TOKENS = 5000;
 /** Tokens of a GET's query parsed to find its operation: more than a URL holds (Node's 16 KB header limit). */
 const MAX_QUERY_TOKENS = 20_000;
 
@@ -90,7 +93,11 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
     const original = error.originalError as (Error & { errors?: Error[] }) | undefined;
     const at = { ...(error.locations && { locations: error.locations }), ...(error.path && { path: error.path }) };
     if (original && Array.isArray(original.errors)) {
-      return original.errors.map((e) => ({ message: e.message, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }));
+      // A limit of limits.graphql.ts keeps its own code (QUERY_TOO_COSTLY) and bounds.
+      return original.errors.map((e) => {
+        const extensions = (e as Error & { extensions?: Record<string, unknown> }).extensions;
+        return { message: e.message, extensions: { ...extensions, code: extensions?.code ?? 'GRAPHQL_VALIDATION_FAILED' } };
+      });
     }
     if (original instanceof AppError) {
       // A frontend user refused says why (expired, unknown_kid, …: docs/frontend.md), never the token.
@@ -128,6 +135,8 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
     path: '/graphql',
     graphiql: false,
     queryDepth: 8,
+    validationRules: [frontendLimitsRule()],
+    graphql: { parseOptions: { maxTokens: MAX_TOKENS } },
     errorFormatter: formatErrors,
     subscription: {
       keepAlive: KEEP_ALIVE_MS,
@@ -180,5 +189,5 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
     if (isJsonText(source)) throw new AppError('bad_request', 'query is not a GraphQL document');
   });
   app.graphql.addHook('preSubscriptionParsing', async (_schema, source) => checkSubscriptionSource(source, MAX_SUBSCRIPTION_TOKENS));
-  app.graphql.addHook('preSubscriptionExecution', async (schema, document) => checkSubscription(schema, document, []));
+  app.graphql.addHook('preSubscriptionExecution', async (schema, document) => checkSubscription(schema, document, [frontendLimitsRule()]));
 }
