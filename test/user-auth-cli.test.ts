@@ -76,8 +76,9 @@ test('dev-jwks: its JWKS and tokens are accepted after tenant set-auth; /token s
     await ok(['tenant', 'set-auth', id, '--mode', 'jwt', '--jwks-url', first.jwks_url, '--client-id', first.client_id]);
     for (const { user_id: userId, token } of first.users) {
       const user = await services.users.authenticate({ authorization: `Bearer ${token}`, 'x-tenant-id': id });
-      assert.deepEqual({ ...user, token: undefined }, {
-        tenantId: id, userId, mode: 'jwt', token: undefined,
+      assert.ok(user.expiresInMs! > 3600_000 && user.expiresInMs! <= 3660_000, 'valid for the token\'s hour and its leeway');
+      assert.deepEqual({ ...user, token: undefined, expiresInMs: undefined }, {
+        tenantId: id, userId, mode: 'jwt', token: undefined, expiresInMs: undefined,
         metadata: { userId, brandName: 'Dev Bet', brandUserId: userId, data: '{}' },
       });
     }

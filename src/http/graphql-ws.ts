@@ -15,8 +15,12 @@ export const CLOSE_BAD_REQUEST = 4400;
 export const KEEP_ALIVE_MS = 30_000;
 
 /** The connection mercurius calls onConnect on: its socket and the upgrade request. */
+export interface SocketLike {
+  close(code: number, reason: string): void;
+  once(event: 'close', listener: () => void): unknown;
+}
 interface ConnectionLike {
-  socket?: { close(code: number, reason: string): void };
+  socket?: SocketLike;
   context?: { request?: FastifyRequest };
 }
 
@@ -53,13 +57,13 @@ function refusalOf(error: AppError, code: (error: AppError) => string): { close:
  * upgrade request; without them the refusal is mercurius' own (connection_error "Forbidden").
  */
 export function onConnect<T extends object>(
-  identify: (payload: Record<string, string>, upgrade: FastifyRequest | undefined) => Promise<T>,
+  identify: (payload: Record<string, string>, upgrade: FastifyRequest | undefined, socket: SocketLike | undefined) => Promise<T>,
   code: (error: AppError) => string,
   log: (fields: Record<string, unknown>, message: string) => void,
 ) {
   return async function (this: ConnectionLike | undefined, data: { payload?: unknown }): Promise<T | false> {
     try {
-      return await identify(initHeaders(data?.payload), this?.context?.request);
+      return await identify(initHeaders(data?.payload), this?.context?.request, this?.socket);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
       const refusal = refusalOf(error, code);

@@ -7,7 +7,8 @@ import { AppError } from '../../errors.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
 import * as q from './user-auth.queries.ts';
-import { createUserJwtVerifier, type JwtTenant } from './user-jwt.ts';
+import { decodeJwt } from 'jose';
+import { createUserJwtVerifier, LEEWAY_SECONDS, type JwtTenant } from './user-jwt.ts';
 import { isUuid } from '../../racing/values.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../net/private-network.ts';
 
@@ -37,6 +38,8 @@ export interface FrontendUser {
   mode: UserAuthMode;
   token: string;
   metadata: UserMetadata;
+  /** jwt: how long the token stays valid from now, its leeway included; null in custom mode (no expiry known). */
+  expiresInMs: number | null;
 }
 
 export interface UserAuthServiceDeps {
@@ -167,8 +170,10 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       publicOnly: publicOnly(row.private_network, deps.anyAddress),
     };
     const userId = await verifier.verify(token, tenant);
+    // Verified: its exp can be trusted (a live subscription is closed when it passes).
+    const expiresInMs = ((decodeJwt(token).exp as number) + LEEWAY_SECONDS) * 1000 - clock().getTime();
     // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
-    return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' } };
+    return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' }, expiresInMs };
   }
 
   return {
@@ -214,7 +219,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       const config = await configOf(tenantId);
       if (config.row.mode === 'jwt') return authenticateJwt(tenantId, token, config);
       const metadata = hostStateUserOf(headers);
-      return { tenantId, userId: metadata.userId, mode: 'custom', token, metadata };
+      return { tenantId, userId: metadata.userId, mode: 'custom', token, metadata, expiresInMs: null };
     },
 
     /** jwt mode: how many verifications were answered by a token verified lately, and how many are kept. */

@@ -4,10 +4,12 @@
 import { isJsonText, missingOperation } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
+import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import { whileActive, type BetUpdate } from './bet-updates.ts';
 import { frontendLimitsRule } from './limits.graphql.ts';
+import { endingWith, LiveConnection } from './live-connection.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
@@ -73,7 +75,8 @@ const MAX_QUERY_TOKENS = 20_000;
 
 /** Who is asking: user authentication reads the request's headers. */
 export interface UserAuthenticator {
-  authenticate(headers: FastifyRequest['headers']): Promise<BettingUser>;
+  /** expiresInMs: how long the user's token stays valid (null: no expiry known, custom mode). */
+  authenticate(headers: FastifyRequest['headers']): Promise<BettingUser & { expiresInMs: number | null }>;
   /** Whether the tenant still admits its users (a running subscription ends when it does not). */
   admits(tenantId: string): Promise<boolean>;
 }
@@ -114,8 +117,17 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
   return { statusCode: reachedResolvers ? 200 : 400, response: { data: execution.data ?? null, errors } };
 }
 
-/** The user of a subscription, identified once by its connection_init (onConnect). */
-const subscriber = (ctx: MercuriusContext) => (ctx as MercuriusContext & { user: BettingUser }).user;
+/**
+ * A subscription's refusal as the client receives it: mercurius sends an error thrown while
+ * subscribing as it is, without the formatter, so the stable code goes in its extensions here.
+ */
+function withCode(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  return new GraphQLError(error.message, { extensions: { code: graphqlCode(error.code) } });
+}
+
+/** The user of a subscription and its connection, identified once by its connection_init (onConnect). */
+const subscriber = (ctx: MercuriusContext) => ctx as MercuriusContext & { user: BettingUser; connection: LiveConnection; id: string | number };
 
 export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
   // Its own plugin context, as the back-office's: the hook below is for /graphql alone.
@@ -142,17 +154,25 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
       keepAlive: KEEP_ALIVE_MS,
       // connection_init carries what a request's headers carry: {"authorization": "Bearer <token>",
       // "x-tenant-id": "<tenant>"} (custom mode: "x-host-state-user" too); `token` is short for the bearer.
-      onConnect: onConnect(async (payload) => {
+      onConnect: onConnect(async (payload, _upgrade, socket) => {
         const headers = { ...payload, ...(payload.token && !payload.authorization && { authorization: `Bearer ${payload.token}` }) };
-        return { user: await deps.users.authenticate(headers) };
+        const user = await deps.users.authenticate(headers);
+        return { user, connection: new LiveConnection(socket, user.expiresInMs) };
       }, (error) => graphqlCode(error.code), (fields, message) => app.log.info(fields, message)),
     },
     resolvers: {
       Subscription: {
         myBetUpdated: {
           subscribe: async (_root: unknown, _args: unknown, ctx: MercuriusContext) => {
-            const user = subscriber(ctx);
-            return whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId));
+            const { user, connection, id } = subscriber(ctx);
+            let release: (() => void) | undefined;
+            try {
+              release = connection.claim(String(id));
+              return endingWith(whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId)), release);
+            } catch (error) {
+              release?.();
+              throw withCode(error);
+            }
           },
           resolve: async (update: BetUpdate, _args: unknown, ctx: MercuriusContext) => {
             // Sent as an HTTP request, the operation runs this resolver alone: no connection, no user, no update.
