@@ -129,9 +129,30 @@ function withCode(error: unknown): unknown {
 /** The user of a subscription and its connection, identified once by its connection_init (onConnect). */
 const subscriber = (ctx: MercuriusContext) => ctx as MercuriusContext & { user: BettingUser; connection: LiveConnection; id: string | number };
 
+/** The headers a frontend request may carry (docs/frontend.md), for the CORS preflight. */
+const REQUEST_HEADERS = 'authorization, content-type, x-tenant-id, x-host-state-user, x-medium, x-request-id';
+
+/**
+ * CORS for tenants' web frontends, which call /graphql from their own origins: any origin may,
+ * without credentials. Users prove themselves with bearer tokens in headers, never cookies, so a
+ * page gains nothing from wagerline that the token it holds does not already give it.
+ */
+function allowBrowsers(scope: FastifyInstance): void {
+  scope.addHook('onSend', async (_request, reply) => {
+    reply.header('access-control-allow-origin', '*');
+    reply.header('access-control-expose-headers', 'x-request-id, retry-after, www-authenticate');
+  });
+  scope.options('/graphql', { schema: { hide: true } }, async (_request, reply) => reply.code(204)
+    .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+    .header('access-control-allow-headers', REQUEST_HEADERS)
+    .header('access-control-max-age', '600')
+    .send());
+}
+
 export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
   // Its own plugin context, as the back-office's: the hook below is for /graphql alone.
   await app.register(async (scope) => {
+    allowBrowsers(scope);
     scope.addHook('preHandler', async (request, reply) => {
       const missing = request.method === 'GET' ? missingOperation(request, MAX_QUERY_TOKENS) : undefined;
       if (missing) return reply.code(400).send({ data: null, errors: [{ message: missing, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }] });
