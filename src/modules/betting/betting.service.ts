@@ -59,6 +59,16 @@ function betKey(items: unknown[]): { createdAt: string; betId: string } | undefi
   return { createdAt, betId };
 }
 
+/** myBets' `after`, in the words of its own API (the codec's message names the REST listings' next_cursor). */
+function decodeAfter(cursors: CursorCodec, after: string, scope: string): { createdAt: string; betId: string } {
+  try {
+    return cursors.decode(after, scope, betKey);
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    throw new AppError('bad_request', 'after is not an endCursor of this user\'s myBets: pass the endCursor of the page before back unchanged');
+  }
+}
+
 /**
  * The bet's races: only bets on the same races are taken together, so a race held by a change
  * (a scratching, a status change) delays only the bets on it.
@@ -248,7 +258,7 @@ export function createBettingService(deps: BettingDeps) {
     /** A page of the user's bets, newest first; `after` is the endCursor of the page before. */
     async myBets(user: Pick<BettingUser, 'tenantId' | 'userId'>, first: number, after: string | null) {
       const scope = `my-bets:${user.tenantId}:${user.userId}`;
-      const from = after === null ? null : deps.cursors.decode(after, scope, betKey);
+      const from = after === null ? null : decodeAfter(deps.cursors, after, scope);
       const rows = await q.betsOfUser(db, user.tenantId, user.userId, from, first + 1);
       const page = rows.slice(0, first);
       const last = page[page.length - 1];
