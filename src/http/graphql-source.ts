@@ -3,7 +3,7 @@
 // their preParsing hook: a client's JSON is never taken for a parsed document. And a GET naming no
 // operation of its query is answered before mercurius reads it (missingOperation).
 import type { FastifyRequest } from 'fastify';
-import { getOperationAST, Kind, parse, type DocumentNode } from 'graphql';
+import { getOperationAST, Kind, parse, type DocumentNode, type FragmentDefinitionNode, type GraphQLObjectType, type OperationDefinitionNode, type ValidationContext } from 'graphql';
 
 /** JSON's whitespace (RFC 8259): the only characters JSON.parse skips before a value. */
 const JSON_SPACE = new Set([' ', '\t', '\n', '\r']);
@@ -50,4 +50,13 @@ export function missingOperation(request: FastifyRequest, maxTokens: number): st
   const name = requestedOperation(request);
   if (getOperationAST(document, name) || !document.definitions.some((d) => d.kind === Kind.OPERATION_DEFINITION)) return undefined;
   return name === undefined ? 'Must provide operation name if query contains multiple operations.' : `Unknown operation named "${name}".`;
+}
+
+/** What a limits rule walks an operation with: its root type, and the document's fragments by name. */
+export function operationScope(context: ValidationContext, node: OperationDefinitionNode): { root: GraphQLObjectType | undefined; fragments: Map<string, FragmentDefinitionNode> } {
+  const schema = context.getSchema();
+  const root = node.operation === 'mutation' ? schema.getMutationType() : node.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
+  const fragments = new Map(context.getDocument().definitions
+    .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+  return { root: root ?? undefined, fragments };
 }

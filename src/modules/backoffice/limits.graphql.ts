@@ -9,6 +9,7 @@ import {
   GraphQLError, Kind, getNamedType, isObjectType,
   type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type SelectionSetNode, type ValidationRule, type ValueNode,
 } from 'graphql';
+import { operationScope } from '../../http/graphql-source.ts';
 
 export const MAX_DEPTH = 6;
 export const DEFAULT_LIMIT = 100;
@@ -80,11 +81,8 @@ function measure(set: SelectionSetNode | undefined, type: GraphQLNamedType | und
 export function limitsRule(limits: { maxDepth: number; maxCost: number } = { maxDepth: MAX_DEPTH, maxCost: MAX_COST }): ValidationRule {
   return (context) => ({
     OperationDefinition(node) {
-      const schema = context.getSchema();
-      const root = node.operation === 'mutation' ? schema.getMutationType() : node.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-      const fragments = new Map(context.getDocument().definitions
-        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
-      const [cost, depth] = measure(node.selectionSet, root ?? undefined, { fragments, open: new Set(), maxDepth: limits.maxDepth }, 0, DEFAULT_LIMIT);
+      const { root, fragments } = operationScope(context, node);
+      const [cost, depth] = measure(node.selectionSet, root, { fragments, open: new Set(), maxDepth: limits.maxDepth }, 0, DEFAULT_LIMIT);
       const name = node.name?.value ?? 'the operation';
       if (depth > limits.maxDepth) {
         context.reportError(new GraphQLError(`${name} is nested deeper than ${limits.maxDepth} fields`, { nodes: [node], extensions: { code: 'QUERY_TOO_DEEP', max_depth: limits.maxDepth } }));

@@ -9,6 +9,7 @@ import {
   GraphQLError, Kind, getNamedType, isObjectType,
   type FieldNode, type FragmentDefinitionNode, type GraphQLNamedType, type SelectionSetNode, type ValidationRule,
 } from 'graphql';
+import { operationScope } from '../../http/graphql-source.ts';
 
 export const MAX_ROOT_FIELDS = 10;
 export const MAX_COST = 15_000;
@@ -66,10 +67,7 @@ function cost(set: SelectionSetNode | undefined, type: GraphQLNamedType | undefi
 export function frontendLimitsRule(): ValidationRule {
   return (context) => ({
     OperationDefinition(node) {
-      const schema = context.getSchema();
-      const root = node.operation === 'mutation' ? schema.getMutationType() : node.operation === 'subscription' ? schema.getSubscriptionType() : schema.getQueryType();
-      const fragments = new Map(context.getDocument().definitions
-        .filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION).map((d) => [d.name.value, d]));
+      const { root, fragments } = operationScope(context, node);
       const walk = { fragments, open: new Set<string>() };
       const name = node.name?.value ?? 'the operation';
       const roots = fieldsOf(node.selectionSet, walk).filter((f) => f.name.value !== '__typename').length;
@@ -78,7 +76,7 @@ export function frontendLimitsRule(): ValidationRule {
           { nodes: [node], extensions: { code: 'QUERY_TOO_COSTLY', max_root_fields: MAX_ROOT_FIELDS } }));
         return;
       }
-      const total = cost(node.selectionSet, root ?? undefined, walk, DEFAULT_PAGE);
+      const total = cost(node.selectionSet, root, walk, DEFAULT_PAGE);
       if (total > MAX_COST) {
         context.reportError(new GraphQLError(`${name} may cost more than ${MAX_COST}: ask for fewer bets per page, fewer fields or fewer aliases`,
           { nodes: [node], extensions: { code: 'QUERY_TOO_COSTLY', max_cost: MAX_COST } }));
