@@ -87,6 +87,8 @@ test('jwt: a tenant key under 2048 bits is refused as key_too_small (a 401 namin
     payload: JSON.stringify({ query: '{ myBets { bets { id } } }' }) });
   const error = (res.json() as { errors: Array<{ extensions: { code: string; reason?: string } }> }).errors[0]!;
   assert.deepEqual([error.extensions.code, error.extensions.reason], ['UNAUTHENTICATED', 'key_too_small'], res.body);
+  // As docs/frontend.md says: an error of a field that ran, so HTTP 200, and no challenge header.
+  assert.deepEqual([res.statusCode, res.headers['www-authenticate']], [200, undefined]);
 });
 
 test('a tote stake whose percentage rounds to 0 at 4 places is refused; one cut so far by the tenant\'s limits is not taken at 0 %', async () => {
