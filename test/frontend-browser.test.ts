@@ -4,11 +4,12 @@
 // anything the token does not already give.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createTestApp, type TestContext } from './helpers/app.ts';
-import { TestJwks } from './helpers/jwks.ts';
+import type { TestContext } from './helpers/app.ts';
+import type { TestJwks } from './helpers/jwks.ts';
+import { jwtFrontend, type JwtFrontend } from './helpers/jwt-frontend.ts';
 
+let frontend: JwtFrontend;
 let ctx: TestContext;
 let idp: TestJwks;
 let base: string;
@@ -16,15 +17,12 @@ let tenantId: string;
 const ORIGIN = 'https://www.acme-bet.example';
 
 before(async () => {
-  [ctx, idp] = await Promise.all([createTestApp(), TestJwks.start()]);
-  tenantId = (await ctx.tenants.createTenant({ name: 'Browser' })).tenant_id;
-  await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: idp.url, clientId: idp.clientId });
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  frontend = await jwtFrontend('Browser');
+  ({ ctx, idp, tenantId } = frontend);
+  base = frontend.base;
 });
 after(async () => {
-  await ctx.close();
-  await idp.close();
+  await frontend.close();
 });
 
 test('the preflight of a browser POST with Authorization and X-Tenant-Id is allowed', async () => {

@@ -3,11 +3,12 @@
 // number of myBetUpdated subscriptions, none of which outlives its connection or its token.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
-import { createTestApp, type TestContext } from './helpers/app.ts';
-import { TestJwks } from './helpers/jwks.ts';
+import type { TestContext } from './helpers/app.ts';
+import type { TestJwks } from './helpers/jwks.ts';
+import { jwtFrontend, type JwtFrontend } from './helpers/jwt-frontend.ts';
 
+let frontend: JwtFrontend;
 let ctx: TestContext;
 let idp: TestJwks;
 let base: string;
@@ -15,16 +16,13 @@ let tenantId: string;
 
 
 before(async () => {
-  [ctx, idp] = await Promise.all([createTestApp(), TestJwks.start()]);
-  tenantId = (await ctx.tenants.createTenant({ name: 'Limits' })).tenant_id;
-  await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: idp.url, clientId: idp.clientId });
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `http://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}`;
+  frontend = await jwtFrontend('Limits');
+  ({ ctx, idp, tenantId } = frontend);
+  base = frontend.base;
 });
 after(async () => {
 
-  await ctx.close();
-  await idp.close();
+  await frontend.close();
 });
 
 async function graphql(query: string, token?: string) {

@@ -3,14 +3,15 @@
 // first subscription, and a jwt user's connection ends when the token does (4401 expired).
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import WebSocket from 'ws';
-import { createTestApp, type TestContext } from './helpers/app.ts';
+import type { TestContext } from './helpers/app.ts';
 import { connect, type WsClient } from './helpers/graphql-ws.ts';
-import { TestJwks } from './helpers/jwks.ts';
+import type { TestJwks } from './helpers/jwks.ts';
+import { jwtFrontend, type JwtFrontend } from './helpers/jwt-frontend.ts';
 import { until } from './wallet-fixtures.ts';
 
+let frontend: JwtFrontend;
 let ctx: TestContext;
 let idp: TestJwks;
 let url: string;
@@ -19,16 +20,13 @@ const sockets: WsClient[] = [];
 const SUBSCRIBE = 'subscription { myBetUpdated { id status } }';
 
 before(async () => {
-  [ctx, idp] = await Promise.all([createTestApp(), TestJwks.start()]);
-  tenantId = (await ctx.tenants.createTenant({ name: 'Live' })).tenant_id;
-  await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: idp.url, clientId: idp.clientId });
-  await ctx.app.listen({ host: '127.0.0.1', port: 0 });
-  url = `ws://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}/graphql`;
+  frontend = await jwtFrontend('Live');
+  ({ ctx, idp, tenantId } = frontend);
+  url = `${frontend.base.replace('http', 'ws')}/graphql`;
 });
 after(async () => {
   await Promise.all(sockets.map((s) => s.close()));
-  await ctx.close();
-  await idp.close();
+  await frontend.close();
 });
 
 const subscribers = () => ctx.services.betUpdates.subscribers();
