@@ -21,7 +21,6 @@ before(async () => {
   base = frontend.base;
 });
 after(async () => {
-
   await frontend.close();
 });
 
@@ -59,4 +58,11 @@ test('what a frontend asks for still runs: a full page of 100 bets with every fi
   assert.deepEqual([page.status, page.body.errors], [200, undefined], JSON.stringify(page.body));
   const few = await graphql(`{ a: bet(id: "${randomUUID()}") { ${every} } b: bet(id: "${randomUUID()}") { id } mine: myBets(first: 20) { hasMore bets { id status } } }`);
   assert.deepEqual([few.status, few.body.errors], [200, undefined], JSON.stringify(few.body));
+});
+
+test('myBets checks who asks before its arguments: an anonymous caller learns nothing of the rules', async () => {
+  const anonymous = await graphql('{ myBets(first: 0) { hasMore } }', 'not-a-token');
+  assert.deepEqual(codes(anonymous.body), ['UNAUTHENTICATED']);
+  const signedIn = await graphql('{ myBets(first: 0) { hasMore } }');
+  assert.deepEqual(codes(signedIn.body), ['BAD_REQUEST']);
 });

@@ -208,9 +208,11 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
       Query: {
         bet: async (_root: unknown, args: { id: string }, ctx: MercuriusContext) => deps.betting.getBet(await user(ctx), args.id),
         myBets: async (_root: unknown, args: { first?: number | null; after?: string | null }, ctx: MercuriusContext) => {
+          // Who asks first: an anonymous caller learns nothing of the arguments' rules.
+          const asker = await user(ctx);
           const first = args.first ?? 20;
           if (!Number.isInteger(first) || first < 1 || first > MAX_PAGE) throw new AppError('bad_request', `first must be 1 to ${MAX_PAGE}`);
-          return deps.betting.myBets(await user(ctx), first, args.after ?? null);
+          return deps.betting.myBets(asker, first, args.after ?? null);
         },
       },
       Mutation: {
