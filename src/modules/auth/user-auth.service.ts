@@ -7,7 +7,6 @@ import { AppError } from '../../errors.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
 import * as q from './user-auth.queries.ts';
-import { decodeJwt } from 'jose';
 import { createUserJwtVerifier, LEEWAY_SECONDS, type JwtTenant } from './user-jwt.ts';
 import { isUuid } from '../../racing/values.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../net/private-network.ts';
@@ -169,9 +168,9 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString(),
       publicOnly: publicOnly(row.private_network, deps.anyAddress),
     };
-    const userId = await verifier.verify(token, tenant);
+    const { userId, exp } = await verifier.verify(token, tenant);
     // Verified: its exp can be trusted (a live subscription is closed when it passes).
-    const expiresInMs = ((decodeJwt(token).exp as number) + LEEWAY_SECONDS) * 1000 - clock().getTime();
+    const expiresInMs = (exp + LEEWAY_SECONDS) * 1000 - clock().getTime();
     // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
     return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' }, expiresInMs };
   }

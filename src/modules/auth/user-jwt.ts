@@ -171,8 +171,8 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
   }
 
   return {
-    /** Verifies a user token for a jwt-mode tenant; returns the user id (username, lower-cased). */
-    async verify(token: string, tenant: JwtTenant): Promise<string> {
+    /** Verifies a user token for a jwt-mode tenant; returns the user id (username, lower-cased) and the token's exp. */
+    async verify(token: string, tenant: JwtTenant): Promise<{ userId: string; exp: number }> {
       const now = options.clock();
       const known = verified.get(tenant.tenantId, tenant.version, token, now);
       if (known !== undefined) return known;
@@ -191,7 +191,7 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
       }
       const userId = userIdOf(claims);
       verified.set(tenant.tenantId, tenant.version, token, { userId, exp: claims.exp!, nbf: claims.nbf });
-      return userId;
+      return { userId, exp: claims.exp! };
     },
 
     /** Verifications answered from the cache of verified tokens, and how many it keeps. */

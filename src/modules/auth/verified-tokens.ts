@@ -32,8 +32,8 @@ export function createVerifiedTokenCache(options: VerifiedTokenCacheOptions) {
     `${tenantId}\n${version}\n${createHash('sha256').update(token).digest('base64')}`;
 
   return {
-    /** The user id of a token verified within ttlMs for this configuration and still in its times, or undefined. */
-    get(tenantId: string, version: string, token: string, now: Date): string | undefined {
+    /** The user id and exp of a token verified within ttlMs for this configuration and still in its times, or undefined. */
+    get(tenantId: string, version: string, token: string, now: Date): { userId: string; exp: number } | undefined {
       const key = keyOf(tenantId, version, token);
       const entry = entries.get(key);
       if (!entry) return undefined;
@@ -46,7 +46,7 @@ export function createVerifiedTokenCache(options: VerifiedTokenCacheOptions) {
       if (entry.exp <= seconds - options.leewaySeconds) return undefined;
       if (entry.nbf !== undefined && entry.nbf > seconds + options.leewaySeconds) return undefined;
       hits += 1;
-      return entry.userId;
+      return { userId: entry.userId, exp: entry.exp };
     },
 
     /** Keeps a successful verification. */
