@@ -3,6 +3,8 @@
 // what an operator's wallet would send it.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import assert from 'node:assert/strict';
+import { runWalletCheck } from '../../src/tools/wallet-check/index.ts';
 import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 
 export const CC = { kind: 'client_credentials', clientId: 'check-client', clientSecret: 'check-secret' } as const;
@@ -85,3 +87,14 @@ export function failures(report: { checks: Array<{ name: string; ok: boolean; de
 }
 
 export const refusal = (status: number, code: string, message: string) => ({ answer: { status, body: { message, code, statusCode: status } } });
+
+/** The checker's report on `wallet` (client credentials, effects judged by balances); the wallet is closed after. */
+export async function checkAgainst(wallet: WrongWallet) {
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: CC });
+    assert.equal(report.effects, 'balances');
+    return report;
+  } finally {
+    await wallet.close();
+  }
+}

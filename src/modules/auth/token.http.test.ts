@@ -183,22 +183,24 @@ describe('revocation and secret rotation', () => {
     }
   });
 
+  /** A token service on the app's database whose list of revoked clients comes from `revokedClientIds`. */
+  const tokensReading = (revokedClientIds: () => Promise<string[]>, options: { refreshSeconds?: number; log?: (message: string, fields?: Record<string, unknown>) => void } = {}) =>
+    createTokenService({
+      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: options.refreshSeconds ?? 10, clock: ctx.clock,
+      ...(options.log && { log: options.log }),
+      clients: { findClientCredentials: (id) => ctx.tenants.findClientCredentials(id), revokedClientIds },
+    });
+
   test('two refreshes in flight: the one that read the database first never undoes the later one', async () => {
     // The background refresh and one started by an unknown kid (or two ticks of a slow database)
     // overlap; their statements may finish in any order.
     const { client: victim } = await seedClient(ctx);
     const held: Array<() => void> = [];
     let holdNext = false;
-    const tokens = createTokenService({
-      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 10, clock: ctx.clock,
-      clients: {
-        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
-        revokedClientIds: async () => {
-          const ids = await ctx.tenants.revokedClientIds();
-          if (holdNext) await new Promise<void>((resolve) => held.push(resolve));
-          return ids;
-        },
-      },
+    const tokens = tokensReading(async () => {
+      const ids = await ctx.tenants.revokedClientIds();
+      if (holdNext) await new Promise<void>((resolve) => held.push(resolve));
+      return ids;
     });
     await tokens.refresh();
     const { access_token } = await tokens.grant(victim.client_id, victim.client_secret);
@@ -217,16 +219,10 @@ describe('revocation and secret rotation', () => {
   test('a token with an unknown kid while the database is down: 503 once, then at most one reload a second', async () => {
     let reads = 0;
     let failing = false;
-    const tokens = createTokenService({
-      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 10, clock: ctx.clock,
-      clients: {
-        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
-        revokedClientIds: async () => {
-          reads += 1;
-          if (failing) throw new Error('connection terminated');
-          return ctx.tenants.revokedClientIds();
-        },
-      },
+    const tokens = tokensReading(async () => {
+      reads += 1;
+      if (failing) throw new Error('connection terminated');
+      return ctx.tenants.revokedClientIds();
     });
     await tokens.refresh();
     failing = true;
@@ -241,17 +237,10 @@ describe('revocation and secret rotation', () => {
   test('a background refresh that fails is logged: revocations stop reaching the process meanwhile', async () => {
     const logged: Array<[string, Record<string, unknown> | undefined]> = [];
     let failing = false;
-    const tokens = createTokenService({
-      db: ctx.db.pool, box: ctx.box, ttlSeconds: 3600, refreshSeconds: 0.02, clock: ctx.clock,
-      log: (message, fields) => logged.push([message, fields]),
-      clients: {
-        findClientCredentials: (id) => ctx.tenants.findClientCredentials(id),
-        revokedClientIds: async () => {
-          if (failing) throw new Error('connection terminated');
-          return ctx.tenants.revokedClientIds();
-        },
-      },
-    });
+    const tokens = tokensReading(async () => {
+      if (failing) throw new Error('connection terminated');
+      return ctx.tenants.revokedClientIds();
+    }, { refreshSeconds: 0.02, log: (message, fields) => logged.push([message, fields]) });
     await tokens.start();
     try {
       failing = true;

@@ -3,18 +3,8 @@
 // operator days — and on wallets whose fault only some amounts show, which must fail.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CC, failedNames, failures, wrongWallet, type WrongWallet } from '../../../test/helpers/wrong-wallet.ts';
+import { checkAgainst, CC, failedNames, failures, wrongWallet, type WrongWallet } from '../../../test/helpers/wrong-wallet.ts';
 import { runWalletCheck } from './index.ts';
-
-async function checkAgainst(wallet: WrongWallet) {
-  try {
-    const report = await runWalletCheck({ url: wallet.url, auth: CC });
-    assert.equal(report.effects, 'balances');
-    return report;
-  } finally {
-    await wallet.close();
-  }
-}
 
 // wagerline takes any 2xx with success: true as a success (docs/wallet.md, Responses); many
 // wallets answer a new transaction 201 and its replay 200 with a code saying it was a duplicate.

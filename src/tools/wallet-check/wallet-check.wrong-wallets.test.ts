@@ -4,18 +4,7 @@
 // strict but conforming one must pass every check (no false fail).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CC, failedNames, failures, refusal, wrongWallet } from '../../../test/helpers/wrong-wallet.ts';
-import { runWalletCheck } from './index.ts';
-
-async function checkAgainst(wallet: Awaited<ReturnType<typeof wrongWallet>>) {
-  try {
-    const report = await runWalletCheck({ url: wallet.url, auth: CC });
-    assert.equal(report.effects, 'balances');
-    return report;
-  } finally {
-    await wallet.close();
-  }
-}
+import { checkAgainst, failedNames, failures, refusal, wrongWallet } from '../../../test/helpers/wrong-wallet.ts';
 
 // wagerline sends refundBet after confirm for every scratched runner, abandoned race, refund
 // verdict and cancel (docs/betting.md, docs/settlement.md, docs/bets-admin.md).
