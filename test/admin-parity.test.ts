@@ -81,7 +81,7 @@ test('client create: a name over 200 characters is refused by the CLI as by the 
   assert.equal(await clientCount(), before);
 });
 
-test('client create: more than 100 agencies is refused by the CLI as by the API, and no client is stored', async () => {
+test('client create: more than 100 agencies or venues is refused by the CLI as by the API, and no client is stored', async () => {
   const before = await clientCount();
   const many = Array.from({ length: 101 }, (_, i) => `AG${i}`);
   const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--agencies', many.join(',')], env);
@@ -89,6 +89,10 @@ test('client create: more than 100 agencies is refused by the CLI as by the API,
   assert.match(cli.stderr.split('\n')[0]!, /at most 100 agencies/);
   const api = await send('POST', `${T()}/clients`, JSON.stringify({ scopes: ['upload'], agencies: many }));
   assert.equal(api.statusCode, 400);
+  const venues = Array.from({ length: 101 }, (_, i) => `VIC:Track ${i}`).join(',');
+  const tracks = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'report', '--venues', venues], env);
+  assert.notEqual(tracks.code, 0, 'the CLI stored a track owner with more venues than the API takes');
+  assert.match(tracks.stderr.split('\n')[0]!, /at most 100 venues/);
   assert.equal(await clientCount(), before);
 });
 
