@@ -2,7 +2,7 @@
 // errors go to stderr; every failure is one line and the --help hint, with the exit codes of run.ts
 // (2: usage error, 1: refused or failed).
 import { readFileSync } from 'node:fs';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Help, type Option } from 'commander';
 import { registerCatalogCommands } from './commands/catalog.ts';
 import { registerBetCommands, registerBettingCommands } from './commands/betting.ts';
 import { registerCoreCommands } from './commands/core.ts';
@@ -17,12 +17,37 @@ import { describeError, EXIT, exitCodeOf, fail, HELP_HINT, usage, UsageError } f
 
 const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 
+/**
+ * Help texts (inherited by every subcommand). A command list shows each command's first sentence
+ * and arguments, wrapped to the terminal even beside long argument lists (each command's own
+ * --help has its whole description and options); a required option says so, which commander
+ * otherwise tells only once it is missing.
+ */
+const HELP_LAYOUT = {
+  minWidthToWrap: 30,
+  subcommandTerm(this: Help, command: Command) {
+    return Help.prototype.subcommandTerm.call(this, command).replace(' [options]', '');
+  },
+  subcommandDescription: (command: Command) => firstSentence(command.description()),
+  optionDescription(this: Help, option: Option) {
+    const text = Help.prototype.optionDescription.call(this, option);
+    return option.mandatory ? `${text} (required)` : text;
+  },
+};
+
+/** Up to the first full stop that ends a sentence (not one inside "e.g." or a number). */
+export function firstSentence(text: string): string {
+  const end = /(?<!\be\.g|\bi\.e)\.(?=\s)/.exec(text);
+  return end ? text.slice(0, end.index + 1) : text;
+}
+
 export function buildProgram(): Command {
   const program = new Command('wagerline')
     .description('wagerline: reporting upload, operator wallet integration and back-office for wagering operators.\n' +
       'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
     .version(VERSION, '-V, --version', 'print the version of wagerline')
     .showHelpAfterError(HELP_HINT)
+    .configureHelp(HELP_LAYOUT)
     // Commander's own errors (unknown option or command, missing or bad argument) in our format,
     // "wagerline: ..." on one line, and exit 2 like every usage error; --help and --version exit 0.
     // Subcommands inherit both settings.

@@ -86,7 +86,8 @@ export function registerCatalogCommands(program: Command): void {
     });
   catalog
     .command('sample')
-    .description('Import the sample racing day (examples/racing-day.json) dated --date; for today its races start over the coming hours. ' +
+    .description('Import the sample racing day (examples/racing-day.json) dated --date; for today its races start over the coming hours, ' +
+      'each meeting dated by its venue\'s local date (tomorrow\'s UTC date once its first race starts after local midnight). ' +
       'Prints {"date", "imported", "races", "runners", "price_changes", "pools", "meetings"}')
     .option('--date <date>', '"today" or YYYY-MM-DD', sampleDate, 'today')
     .addHelpText('after', example('wagerline catalog sample --date today'))

@@ -81,7 +81,7 @@ export function registerUploadCommand(program: Command): void {
   program
     .command('upload')
     .description('Upload a bets file (JSON, NDJSON or CSV; every bet with meeting_id and race_number) race by race, ' +
-      `at most ${MAX_BATCH} bets per request. Prints {batches, bets, created, updated, unchanged, rejected, warnings}; ` +
+      `at most ${MAX_BATCH} bets per request. Prints {"batches", "bets", "created", "updated", "unchanged", "rejected", "warnings", "retries", "tokens"}; ` +
       'exit 0 if every batch was accepted, 1 if any was rejected or failed, 2 on bad arguments or file (docs/upload-client.md)')
     .requiredOption('--file <path>', 'bets file: .json, .ndjson/.jsonl or .csv ("-" reads stdin)')
     .requiredOption('--api-url <url>', 'base URL of the upload interface ({api_url}; /public/uploadRaceV2 is appended)')

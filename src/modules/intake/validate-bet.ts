@@ -147,7 +147,8 @@ function money(st: BetState, field: string, required = false, signed = false): s
   const m = numberToDecimal(v, MICRO_PLACES);
   if (m.sentPlaces > 2) {
     const at = `bets/${st.index}/${field}`;
-    st.warnings.add(`precision:${field}`, 'precision', at, () => `${field} has more than 2 decimal places (e.g. ${at} = ${v}); stored rounded to 6 places`);
+    const stored = m.sentPlaces > MICRO_PLACES ? 'stored rounded to 6 places' : 'stored exactly';
+    st.warnings.add(`precision:${field}`, 'precision', at, () => `${field} has more than 2 decimal places (e.g. ${at} = ${v}); ${stored}`);
   }
   return m.text;
 }

@@ -239,6 +239,9 @@ test('stored values are canonical: status, type, state, selection, currency, mon
   assert.deepEqual([b.bet_type[0], b.exotics_selection[0], b.status[0], b.user_state[0], b.currency[0]], ['trifecta', '1,2,3(BOXED)', 'PartialRefund', 'QLD', 'AUD']);
   assert.deepEqual([b.amount[0], b.payout[0], b.net_result[0]], ['3.333333', '14.415', '-11.081667']);
   assert.deepEqual(r.warnings.map((w) => w.code).sort(), ['precision', 'precision', 'precision']);
+  // The message says what was stored: 14.415 exactly, 3.333333333333333 rounded.
+  const said = Object.fromEntries(r.warnings.map((w) => [w.field, w.message.split('; ')[1]]));
+  assert.deepEqual(said, { 'bets/0/amount': 'stored rounded to 6 places', 'bets/0/payout': 'stored exactly', 'bets/0/net_result': 'stored rounded to 6 places' });
 });
 
 test('net_result that is not amount - payout on a Paid bet is a warning, not an error', () => {

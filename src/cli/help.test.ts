@@ -1,0 +1,42 @@
+// The CLI's --help texts as a reader in an 80-column terminal sees them (the width commander uses
+// when the output is not a terminal): command lists wrap, required options say so.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Command } from 'commander';
+import { buildProgram, firstSentence } from './main.ts';
+
+const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+const helpOf = (...path: string[]) => {
+  let command = buildProgram();
+  for (const name of path) command = command.commands.find((c) => c.name() === name)!;
+  return command.helpInformation();
+};
+
+test('every --help fits 80 columns, command lists beside long argument lists included', () => {
+  const commands = everyCommand(buildProgram());
+  assert.ok(commands.length > 40, `only ${commands.length} commands found`);
+  for (const command of commands) {
+    const wide = command.helpInformation().split('\n').filter((line) => line.length > 80);
+    assert.deepEqual(wide, [], `${command.name()} --help`);
+  }
+});
+
+test('a command list shows each command\'s first sentence and arguments; its own --help the whole description', () => {
+  const list = helpOf('race');
+  assert.match(list, /^ {2}scratch <meeting_id> <race_number> <runner> +Scratch a runner/m);
+  assert.doesNotMatch(list, /Prints/);
+  assert.match(helpOf('race', 'scratch'), /Prints \{"meeting_id", "race_number",\s+"runner", "changed", "settlement"\}/);
+});
+
+test('required options say so; the others do not', () => {
+  const help = helpOf('tenant', 'create');
+  assert.match(help, /--name <text> +brand name[^\n]*\(required\)/);
+  assert.doesNotMatch(help, /--currency[^\n]*\(required\)/);
+  assert.match(helpOf('client', 'create'), /--tenant <tenant_id>[\s\S]*?\(required\)/);
+});
+
+test('firstSentence ends at a full stop before a space, not inside "e.g." or a number', () => {
+  assert.equal(firstSentence('Set prices (1.01 to 10000). Prints {"changed"}'), 'Set prices (1.01 to 10000).');
+  assert.equal(firstSentence('Import a file, e.g. day.json. Prints more'), 'Import a file, e.g. day.json.');
+  assert.equal(firstSentence('No full stop here'), 'No full stop here');
+});
