@@ -7,12 +7,13 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import fastifyWebsocket from '@fastify/websocket';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { Pool } from './db/pool.ts';
 import { registerAuthenticate } from './http/authenticate.ts';
-import { serializers } from './http/log.ts';
+import { logMethod, serializers } from './http/log.ts';
 import { createRegistry, registerMetrics } from './http/metrics.ts';
 import { registerOpsRoutes } from './http/ops.http.ts';
 import { frameworkProblem, registerProblemHandlers, sendProblem } from './http/problem.ts';
@@ -58,7 +59,7 @@ export const REDACT = [
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config } = deps;
   const app = Fastify({
-    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, serializers, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
+    logger: deps.logger === false ? false : { level: config.LOG_LEVEL, redact: REDACT, serializers, hooks: { logMethod }, ...(typeof deps.logger === 'object' ? deps.logger : {}) },
     bodyLimit: config.WAGERLINE_BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
@@ -126,6 +127,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerWalletControlRoutes(app, services.wallet);
   registerPlatformRoutes(app, { tenants: services.tenants, tokens: services.tokens });
+  // One WebSocket server for the subscriptions of both GraphQL endpoints. Left to mercurius, each
+  // endpoint's scope registers its own, and every upgrade reaches both: the second fails it again
+  // and logs a warning for every connection. Messages up to 1 MiB, as mercurius sets.
+  await app.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;

@@ -2,7 +2,7 @@
 // a test JWKS (jwt mode, docs/frontend.md): what the tests of /graphql over real HTTP and
 // WebSocket start from.
 import type { AddressInfo } from 'node:net';
-import { createTestApp, type TestContext } from './app.ts';
+import { createTestApp, type TestAppOptions, type TestContext } from './app.ts';
 import { TestJwks } from './jwks.ts';
 
 export interface JwtFrontend {
@@ -14,8 +14,8 @@ export interface JwtFrontend {
   close(): Promise<void>;
 }
 
-export async function jwtFrontend(tenantName: string): Promise<JwtFrontend> {
-  const [ctx, idp] = await Promise.all([createTestApp(), TestJwks.start()]);
+export async function jwtFrontend(tenantName: string, options: TestAppOptions = {}): Promise<JwtFrontend> {
+  const [ctx, idp] = await Promise.all([createTestApp({}, options), TestJwks.start()]);
   const tenantId = (await ctx.tenants.createTenant({ name: tenantName })).tenant_id;
   await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: idp.url, clientId: idp.clientId });
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });

@@ -123,7 +123,7 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
  */
 function withCode(error: unknown): unknown {
   if (!(error instanceof AppError)) return error;
-  return new GraphQLError(error.message, { extensions: { code: graphqlCode(error.code) } });
+  return new GraphQLError(error.message, { extensions: { code: graphqlCode(error.code) }, originalError: error });
 }
 
 /** The user of a subscription and its connection, identified once by its connection_init (onConnect). */
