@@ -54,7 +54,7 @@ export function createServices(deps: ServiceDeps) {
   const catalogue = createCatalogueService({
     db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()),
     // Declared below; called only once both exist.
-    onMeetingsWritten: (tx, meetingIds) => intake.refreshRacingDays(tx, meetingIds),
+    onMeetingsWritten: (tx, meetingIds, previousDays) => intake.refreshRacingDays(tx, meetingIds, previousDays),
     productsInPlay,
   });
   const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000,

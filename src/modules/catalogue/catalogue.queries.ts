@@ -1,6 +1,19 @@
 // SQL of the meeting catalogue (meetings, race_starts).
 import type { Queryable } from '../../db/pool.ts';
 
+/**
+ * The racing days the given meetings are on before an import writes them, each meeting locked (FOR
+ * NO KEY UPDATE, as its upsert locks it; in id order) so that no other import re-dates it between
+ * this read and the write. A meeting moved off a day changes that day's last race, so the stored
+ * bets of that day need its deadline again, whether or not the meeting had bets itself.
+ */
+export async function lockMeetingDays(db: Queryable, meetingIds: number[]): Promise<string[]> {
+  const { rows } = await db.query<{ day: string }>(
+    'SELECT meeting_date::text AS day FROM meetings WHERE meeting_id = ANY($1::bigint[]) ORDER BY meeting_id FOR NO KEY UPDATE',
+    [meetingIds]);
+  return [...new Set(rows.map((r) => r.day))];
+}
+
 export async function upsertMeetings(
   db: Queryable,
   meetings: Array<{ meeting_id: number; date: string; venue: string; jurisdiction: string; code: string }>,

@@ -78,15 +78,23 @@ export interface CatalogueDeps {
   clock?: () => Date;
   /** Called inside the changing transaction (settlement queues the race there). */
   onRaceChange?: (tx: Queryable, change: RaceChange) => Promise<void>;
-  /** Called inside an import's transaction with the meetings it wrote (stored bets follow their dates). */
-  onMeetingsWritten?: (tx: Queryable, meetingIds: number[]) => Promise<unknown>;
+  /** Called inside an import's transaction with the meetings it wrote and the dates they had before (bets follow). */
+  onMeetingsWritten?: (tx: Queryable, meetingIds: number[], previousDays: string[]) => Promise<unknown>;
   /** The race products that bets still to settle need, by "meeting/race" (an import keeps them). */
   productsInPlay?: ProductsInPlay;
 }
 
 export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten, productsInPlay = async () => new Map() }: CatalogueDeps) {
   const changed = (tx: Queryable, change: RaceChange) => onRaceChange?.(tx, change) ?? Promise.resolve();
-  const written = (tx: Queryable, meetings: Array<{ meeting_id: number }>) => onMeetingsWritten?.(tx, meetings.map((m) => m.meeting_id));
+  // An import's write of meetings: the days they leave are read (their rows locked) first, so the
+  // bets of those days get their deadlines again too, not only the bets of these meetings.
+  async function writing<T>(tx: Queryable, meetings: Array<{ meeting_id: number }>, write: () => Promise<T>): Promise<T> {
+    const ids = meetings.map((m) => m.meeting_id);
+    const previousDays = await q.lockMeetingDays(tx, ids);
+    const result = await write();
+    await onMeetingsWritten?.(tx, ids, previousDays);
+    return result;
+  }
 
   /** The race locked for a change (FOR NO KEY UPDATE: waits for placements holding FOR SHARE). */
   async function lockedRace(tx: Queryable, meetingId: number, raceNumber: number): Promise<rq.RaceRow> {
@@ -104,13 +112,12 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
   const service = {
     /** Upserts meetings and race start times in one transaction; races not listed are kept. */
     async importMeetings(meetings: MeetingInput[]): Promise<{ imported: number; races: number }> {
-      return withTransaction(db, async (tx) => {
+      return withTransaction(db, (tx) => writing(tx, meetings, async () => {
         await q.upsertMeetings(tx, meetings);
         const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, ...r })));
         await q.upsertRaceStarts(tx, races);
-        await written(tx, meetings);
         return { imported: meetings.length, races: races.length };
-      });
+      }));
     },
 
     /**
@@ -121,11 +128,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const existing = await rq.raceNumbers(db, meetingIdsOf(input));
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
-      return withTransaction(db, async (tx) => {
-        const result = await writeMeetings(tx, checked.meetings, { clock, changed, productsInPlay });
-        await written(tx, checked.meetings);
-        return result;
-      });
+      return withTransaction(db, (tx) => writing(tx, checked.meetings, () => writeMeetings(tx, checked.meetings, { clock, changed, productsInPlay })));
     },
 
     /**

@@ -166,8 +166,11 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
     listBets,
     /** Bets placed through wagerline, written inside the caller's open transaction (placed-bets.ts). */
     reportPlacedBets,
-    /** Meetings written to the catalogue: their bets' racing day and deadlines follow, in the caller's transaction. */
-    refreshRacingDays: (tx: Queryable, meetingIds: number[]) => refreshRacingDays(tx, meetingIds, PLACED_SOURCE),
+    /**
+     * Meetings written to the catalogue (previousDays: the dates they were on before): their bets'
+     * racing day and the deadlines of the days touched follow, in the caller's transaction.
+     */
+    refreshRacingDays: (tx: Queryable, meetingIds: number[], previousDays: string[] = []) => refreshRacingDays(tx, meetingIds, PLACED_SOURCE, previousDays),
   };
 }
 

@@ -41,9 +41,11 @@ async function lockMeetings(db: Queryable, meetingIds: number[]): Promise<void> 
 /**
  * Moves the current rows of `meetingIds` to their meeting's date, then sets the deadline (and
  * `late`: received after it) of every row of the racing days touched, before and after, for each
- * tenant in its own time zone. Returns how many rows changed day and how many changed deadline.
+ * tenant in its own time zone. `previousDays` are the meetings' dates before the catalogue write:
+ * a meeting that leaves a day changes that day's last race even if none of its own bets were on it.
+ * Returns how many rows changed day and how many changed deadline.
  */
-export async function refreshRacingDays(db: Queryable, meetingIds: number[], placedSource: string): Promise<{ moved: number; deadlines: number }> {
+export async function refreshRacingDays(db: Queryable, meetingIds: number[], placedSource: string, previousDays: string[] = []): Promise<{ moved: number; deadlines: number }> {
   if (!meetingIds.length) return { moved: 0, deadlines: 0 };
   // Before any statement below takes its snapshot: an upload of these meetings still running has
   // committed by then, and one that starts later waits for this transaction and reads the new date.
@@ -61,8 +63,9 @@ export async function refreshRacingDays(db: Queryable, meetingIds: number[], pla
        RETURNING 1
      )
      SELECT (SELECT count(*) FROM moved)::int AS moved,
-            ARRAY(SELECT racing_day::text FROM old UNION SELECT meeting_date::text FROM meetings WHERE meeting_id = ANY($1::bigint[])) AS days`,
-    [meetingIds]);
+            ARRAY(SELECT racing_day::text FROM old UNION SELECT meeting_date::text FROM meetings WHERE meeting_id = ANY($1::bigint[])
+                  UNION SELECT unnest($2::date[])::text) AS days`,
+    [meetingIds, previousDays]);
   // A bet placed through wagerline is never late (docs/reports.md): it is written when it happens,
   // and a settlement or cancellation after the deadline is not an upload the operator owed in time.
   const { rowCount } = await db.query(

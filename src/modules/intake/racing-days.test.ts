@@ -61,3 +61,20 @@ test('a meeting re-dated (or its last race moved) moves its bets and their laten
   assert.deepEqual(await turnover('2024-05-01'), ['500 15.00']);
   assert.deepEqual(await turnover('2024-05-02'), []);
 });
+
+test('a meeting re-dated away from a racing day gives that day\'s other bets the day\'s new deadline, even when it had no bets itself', async () => {
+  await ctx.services.catalogue.importMeetings([
+    { meeting_id: 601, date: '2024-06-01', venue: 'Rosehill', jurisdiction: 'NSW', code: 'T', races: [{ race_number: 1, start_time: '2024-06-01T20:00:00+10:00' }] },
+    { meeting_id: 602, date: '2024-06-01', venue: 'Albion Park', jurisdiction: 'QLD', code: 'H', races: [{ race_number: 1, start_time: '2024-06-01T23:00:00+10:00' }] },
+  ]);
+  // The day's last race is 602's at 23:00, so the deadline is 2024-06-02 23:00: received at 21:00, on time.
+  await uploadAt('2024-06-02T21:00:00+10:00', 601, [buildBet({ id: 'on-601', time: '2024-06-01T19:00:00+10:00', amount: 8 })]);
+  assert.equal((await stored('on-601')).late, false);
+  // 602 was in fact run the next day: 2024-06-01 ended with 601's race at 20:00, its deadline 2024-06-02 20:00.
+  await ctx.services.catalogue.importMeetings([{ meeting_id: 602, date: '2024-06-02', venue: 'Albion Park', jurisdiction: 'QLD', code: 'H',
+    races: [{ race_number: 1, start_time: '2024-06-02T23:00:00+10:00' }] }]);
+  const row = await stored('on-601');
+  assert.deepEqual([row.deadline_at.toISOString(), row.late], ['2024-06-02T10:00:00.000Z', true]);
+  const res = await ctx.app.inject({ url: '/reports/late-uploads?from=2024-06-01&to=2024-06-01', headers: { authorization: await authorization() } });
+  assert.deepEqual((res.json().rows as Array<Record<string, unknown>>).map((r) => [r.meeting_id, r.bets, r.max_delay_seconds]), [[601, 1, 3600]]);
+});
