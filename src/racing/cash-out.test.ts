@@ -53,3 +53,12 @@ test('a multi: legs won at their deducted odds and dead-heat share, void legs at
   assert.deepEqual(cashOutLimit(bet('MULTI', [[1, '3', { ...open(), status: 'interim' }], [2, '4', open()]])),
     { refusal: 'the race of leg 1 has an interim result: cash out waits for its final result' });
 });
+
+test('a PLACE in a field too small for place betting returns its stake at most: it is refunded if nothing changes', () => {
+  // Fewer than 5 starters now: settlement refunds the place bet (no_place_betting), $10 back, not 10 × 1.80.
+  const noPlaces: RaceFacts = { ...open(), placesPaid: 0 };
+  const place: SettleBet = { ...bet('WIN', [[4, '1.8', noPlaces]]), kind: 'PLACE' };
+  assert.deepEqual(cashOutLimit(place), { mostCents: 1000n });
+  assert.deepEqual(cashOutLimit({ ...place, bonus: true }), { mostCents: 0n }, 'a bonus bet refunded wins nothing');
+  assert.deepEqual(cashOutLimit(bet('WIN', [[4, '3.5', noPlaces]])), { mostCents: 3500n }, 'a win bet is paid as usual');
+});

@@ -5,8 +5,9 @@
 // decided — is not cashed out at all: a cash out would pay a dead bet. Every leg counts at its odds
 // less the late deductions already declared after it was struck, a multi's legs already won at their
 // dead-heat share too, its void legs (runner scratched, race abandoned) at 1.00: as settlement will
-// count them (racing/settle.ts).
-import { cents, decimalText, fraction, mul, product, type Fraction } from './exact.ts';
+// count them (racing/settle.ts). A place bet in a field too small for place betting (no places
+// paid by the starters now) counts at 1.00: settlement refunds it.
+import { cents, decimalText, fraction, mul, ONE, product, type Fraction } from './exact.ts';
 import { shareWithin } from './results.ts';
 import { deducted, deductionPercent, paid, voidLeg, type SettleBet } from './settle.ts';
 
@@ -19,7 +20,9 @@ export function cashOutLimit(bet: SettleBet): CashOutLimit {
     if (leg.race.scratched.has(leg.selections[0]![0]!)) return { refusal: 'its runner is scratched: the bet is refunded' };
     if (leg.race.status === 'final') return { refusal: 'its race has a final result: the bet is being settled' };
     if (leg.race.status === 'interim') return { refusal: 'its race has an interim result: the bet is settled on its final result' };
-    const odds = deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, bet.kind === 'PLACE' ? 'place' : 'win'));
+    const place = bet.kind === 'PLACE';
+    // A field too small for place betting refunds a place bet: its stake back (odds 1.00) at most.
+    const odds = place && leg.race.placesPaid === 0 ? ONE : deducted(decimalText(leg.price!), deductionPercent(leg.race, leg.struckAt, place ? 'place' : 'win'));
     return { mostCents: paid(cents(bet.acceptedCents), odds, bet.bonus) };
   }
   const shares: Fraction[] = [];
