@@ -159,3 +159,23 @@ test('quaddie and daily double: a general dividend on the last race pays D × pe
       assert.equal(v.partialRefundCents, 0n);
     }), fuzzRuns(300));
 });
+
+test('multis: stake × each leg\'s dead-heat share × its deducted odds, rounded down once; bonus: less the stake in play', () => {
+  // Every leg's runner wins or dead-heats for first, so the bet is a winner; the amount is the point.
+  const leg = fc.record({ heat: fc.integer({ min: 1, max: 4 }), price: fc.bigInt({ min: 101n, max: 100_000n }), late: scratchingsArb });
+  fc.assert(fc.property(fc.array(leg, { minLength: 2, maxLength: 10 }), fc.bigInt({ min: 1n, max: 10n ** 9n }), fc.boolean(), (legs, stake, bonus) => {
+    const facts = legs.map((l) => race({ placings: [range(1, l.heat), [l.heat + 1]], scratched: toScratched(l.late) }));
+    const v = settledOf(settle(multi(stake, legs.map((l, i) => [1, text(l.price, 2), facts[i]!]), { bonus })));
+    // Cents = stake × Π(1 / heat) × Π((10^6 + (price − 1.00) × (10^4 − d) ) / 10^6), price in cents, d in hundredths of a percent.
+    let num = stake;
+    let den = 1n;
+    for (const l of legs) {
+      num *= 1_000_000n + (l.price - 100n) * (10_000n - deductionOf(l.late, 'win'));
+      den *= BigInt(l.heat) * 1_000_000n;
+    }
+    const inPlay = (stake * den) / legs.reduce((d, l) => d * BigInt(l.heat), 1n); // stake in play × den, exact
+    const exact = num - (bonus ? inPlay : 0n);
+    assert.equal(v.payoutCents, exact / den, `payout of ${exact}/${den} cents`);
+    assert.equal(v.reason, legs.some((l) => l.heat > 1) ? 'dead_heat' : 'won');
+  }), fuzzRuns(400));
+});
