@@ -23,6 +23,7 @@ import { checkSubscription, checkSubscriptionSource, isUpgrade, KEEP_ALIVE_MS, o
 import mercurius from 'mercurius';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
+import { LiveConnection } from '../betting/live-connection.ts';
 import { BACKOFFICE_SCHEMA } from './backoffice.schema.ts';
 import type { BackofficeService, Caller } from './backoffice.service.ts';
 import { backofficeErrorFormatter, graphqlCode } from './errors.graphql.ts';
@@ -160,7 +161,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
         keepAlive: KEEP_ALIVE_MS,
         // A per-connection context: the caller (from onConnect) and the loaders of its bets.
         context: () => ({ loaders: createLoaders(deps.backoffice) }),
-        onConnect: onConnect(async (payload, upgrade) => {
+        onConnect: onConnect(async (payload, upgrade, socket) => {
           const header = (name: string) => { const v = upgrade?.headers[name]; return typeof v === 'string' ? v : undefined; };
           const caller = await deps.backoffice.identify({
             apiKey: payload['x-api-key'] ?? header('x-api-key'),
@@ -169,7 +170,8 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
           // Subscriptions are operations on bets: the token is required at once.
           deps.backoffice.requireToken(caller);
           upgrade?.log.info({ client_id: caller.client.client_id }, 'back-office subscription connected');
-          return { caller };
+          // No expiry timer (null): a token expiring does not end a running subscription (docs/backoffice.md).
+          return { caller, connection: new LiveConnection(socket, null) };
         }, (error) => graphqlCode(error.code), (fields, message) => scope.log.info(fields, message)),
       },
       graphql: { parseOptions: { maxTokens: MAX_TOKENS } },

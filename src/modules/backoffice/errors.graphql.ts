@@ -5,7 +5,7 @@
 // resolver (it does not parse, validate, or match the schema's types), 401 / 403 when every error
 // is UNAUTHENTICATED / FORBIDDEN, 405 for a mutation over GET, 200 otherwise.
 import type { FastifyReply } from 'fastify';
-import type { GraphQLFormattedError, SourceLocation } from 'graphql';
+import { GraphQLError, type GraphQLFormattedError, type SourceLocation } from 'graphql';
 import type { MercuriusContext } from 'mercurius';
 import { AppError, type ErrorCode } from '../../errors.ts';
 
@@ -44,6 +44,16 @@ function fromAppError(error: AppError, reply: FastifyReply | undefined): Answere
   for (const [name, value] of Object.entries(error.headers)) reply?.header(name, value);
   const extra = Object.fromEntries(Object.entries(error.extensions).filter(([, v]) => ['string', 'number', 'boolean'].includes(typeof v)));
   return { message: clip(error.message), extensions: { ...extra, code: graphqlCode(error.code) } };
+}
+
+/**
+ * An error of a subscription's start, which mercurius sends as it is (no errorFormatter sees it):
+ * ours become a GraphQLError with the code and extensions an answer would carry.
+ */
+export function codedError(error: unknown): unknown {
+  if (!(error instanceof AppError)) return error;
+  const { message, extensions } = fromAppError(error, undefined);
+  return new GraphQLError(message, { extensions });
 }
 
 /** The errors a wrapper of the GraphQL server holds: the query's validation errors, a GET mutation. */

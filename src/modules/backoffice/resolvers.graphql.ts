@@ -8,7 +8,9 @@
 import { GraphQLError, Kind, valueFromASTUntyped, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BetParts, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
+import { endingWith, type LiveConnection } from '../betting/live-connection.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
+import { codedError } from './errors.graphql.ts';
 
 type Load<K, V> = (keys: K[]) => Promise<V[]>;
 
@@ -117,6 +119,10 @@ function partsSelected(info: Pick<GraphQLResolveInfo, 'fieldNodes' | 'fragments'
 export interface BackofficeContext {
   caller: Caller;
   loaders: BackofficeLoaders;
+  /** A WebSocket connection's places for subscriptions (set by onConnect; none over HTTP). */
+  connection?: LiveConnection;
+  /** The subscription's id on its connection (set by mercurius). */
+  id?: string | number;
 }
 
 export function backofficeResolvers(backoffice: BackofficeService) {
@@ -131,7 +137,20 @@ export function backofficeResolvers(backoffice: BackofficeService) {
     },
     Subscription: {
       betUpdated: {
-        subscribe: (_root: unknown, args: { tenant_ids?: string[] | null }, ctx: BackofficeContext) => backoffice.betUpdates(ctx.caller, args.tenant_ids),
+        // Each subscription takes a place on its connection until it ends: an id subscribed again
+        // while live closes the connection, as mercurius would otherwise orphan the first one —
+        // still reading every update of its tenants once the socket is gone (live-connection.ts).
+        subscribe: async (_root: unknown, args: { tenant_ids?: string[] | null }, ctx: BackofficeContext) => {
+          let release: (() => void) | undefined;
+          try {
+            release = ctx.connection?.claim(String(ctx.id));
+            const updates = await backoffice.betUpdates(ctx.caller, args.tenant_ids);
+            return release ? endingWith(updates, release) : updates;
+          } catch (error) {
+            release?.();
+            throw codedError(error);
+          }
+        },
         resolve: (update: BetUpdate) => update,
       },
     },

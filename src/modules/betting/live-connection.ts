@@ -1,5 +1,6 @@
-// One WebSocket connection of a frontend user to /graphql (myBetUpdated, docs/frontend.md): what
-// it may hold, and how long. Each subscription is a listener on every bet change of the process,
+// One WebSocket connection of a frontend user to /graphql (myBetUpdated, docs/frontend.md) or of a
+// back-office client to /backoffice/query (betUpdated, docs/backoffice.md): what it may hold, and
+// how long. Each subscription is a listener on every bet change of the process,
 // so a connection holds at most MAX_SUBSCRIPTIONS_PER_CONNECTION of them; an id subscribed again
 // while live closes the connection (graphql-transport-ws: 4409) — mercurius would otherwise
 // replace the first subscription by the second and never end the first, not even when the socket
@@ -33,7 +34,7 @@ export class LiveConnection {
       throw new AppError('bad_request', `subscription id ${id.slice(0, 80)} is already live on this connection`);
     }
     if (this.ids.size >= MAX_SUBSCRIPTIONS_PER_CONNECTION) {
-      throw new AppError('too_many_subscriptions', `this connection already holds ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; complete one first (one myBetUpdated is all a frontend needs)`);
+      throw new AppError('too_many_subscriptions', `this connection already holds ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions; complete one first (one subscription is all a frontend or back-office needs)`);
     }
     this.ids.add(id);
     return () => this.ids.delete(id);
