@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { AFTER, BEFORE, multi, race, scratching, single, tote } from '../../test/factories/settle-facts.ts';
 import { fuzzRuns } from '../../test/helpers/fuzz.ts';
 import type { BetKind } from './bet-kinds.ts';
+import { combinations as countOf } from './combinations.ts';
 import { settle, type Verdict } from './settle.ts';
 
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
@@ -177,5 +178,34 @@ test('multis: stake × each leg\'s dead-heat share × its deducted odds, rounded
     const exact = num - (bonus ? inPlay : 0n);
     assert.equal(v.payoutCents, exact / den, `payout of ${exact}/${den} cents`);
     assert.equal(v.reason, legs.some((l) => l.heat > 1) ? 'dead_heat' : 'won');
+  }), fuzzRuns(400));
+});
+
+/** Ordered tuples taking one runner from each list, no runner twice. */
+const tuples = (lists: number[][]): number[][] =>
+  lists.reduce<number[][]>((acc, list) => acc.flatMap((t) => list.filter((r) => !t.includes(r)).map((r) => [...t, r])), [[]]);
+
+test('standout exotics (a list per position, lists may overlap): every distinct combination counted, each winning one paid once', () => {
+  const lists = fc.array(fc.uniqueArray(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 4 }), { minLength: 4, maxLength: 4 });
+  fc.assert(fc.property(placingsArb, fc.constantFrom(...EXOTICS), lists, fc.bigInt({ min: 1n, max: 10n ** 6n }), (placings, [kind, k, ordered], all, stake) => {
+    const positions = all.slice(0, k);
+    const key = (t: number[]) => (ordered ? t : [...t].sort((a, b) => a - b)).join('-');
+    const combos = [...new Set(tuples(positions).map(key))];
+    const percentage = (stake * 10_000n) / BigInt(Math.max(combos.length, 1));
+    fc.pre(combos.length > 0 && percentage > 0n);
+    assert.equal(countOf(kind, [positions], false), combos.length, 'combinations counted at placement');
+    // Runners 8 and 9 are scratched (placingsArb places at most 9: keep them out of the placings).
+    const placed = placings.map((p) => p.filter((r) => r < 8)).filter((p) => p.length > 0);
+    const product = kind === 'FIRST_FOUR' ? 'firstfour' : kind.toLowerCase();
+    const facts = race({ placings: placed, dividends: { [product]: [{ dividend: '7.30' }] }, scratched: { 8: scratching(BEFORE), 9: scratching(BEFORE) } });
+    const verdict = settle(tote({ kind, stakeCents: stake, combinations: combos.length, percentage: text(percentage, 4), selections: [positions], races: [facts] }));
+    const live = combos.filter((c) => !c.split('-').some((r) => Number(r) >= 8));
+    if (live.length === 0) return void assert.deepEqual(verdict, { state: 'refund', reason: 'runner_scratched' });
+    const at = spans(placed);
+    const fills = (order: number[]) => order.every((r, i) => at.has(r) && at.get(r)![0] <= i + 1 && i + 1 <= at.get(r)![1]);
+    const winning = live.filter((c) => tuples(c.split('-').map(Number).map((_, i, rs) => (ordered ? [rs[i]!] : rs))).some(fills));
+    const v = settledOf(verdict);
+    assert.equal(v.payoutCents, (BigInt(winning.length) * 730n * percentage) / 1_000_000n);
+    assert.equal(v.partialRefundCents, (stake * BigInt(combos.length - live.length)) / BigInt(combos.length));
   }), fuzzRuns(400));
 });
