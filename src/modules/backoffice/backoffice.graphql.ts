@@ -23,7 +23,7 @@ import { checkSubscription, checkSubscriptionSource, isUpgrade, KEEP_ALIVE_MS, o
 import mercurius from 'mercurius';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
-import { LiveConnection } from '../betting/live-connection.ts';
+import { LiveConnection } from '../../http/live-connection.ts';
 import { BACKOFFICE_SCHEMA } from './backoffice.schema.ts';
 import type { BackofficeService, Caller } from './backoffice.service.ts';
 import { backofficeErrorFormatter, graphqlCode } from './errors.graphql.ts';

@@ -53,7 +53,7 @@ function fromAppError(error: AppError, reply: FastifyReply | undefined): Answere
 export function codedError(error: unknown): unknown {
   if (!(error instanceof AppError)) return error;
   const { message, extensions } = fromAppError(error, undefined);
-  return new GraphQLError(message, { extensions });
+  return new GraphQLError(message, { extensions, originalError: error });
 }
 
 /** The errors a wrapper of the GraphQL server holds: the query's validation errors, a GET mutation. */

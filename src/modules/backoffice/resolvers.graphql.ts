@@ -8,7 +8,7 @@
 import { GraphQLError, Kind, valueFromASTUntyped, type FieldNode, type GraphQLResolveInfo, type SelectionSetNode, type ValueNode } from 'graphql';
 import type { BackofficeBet, BackofficeHistoryEntry, BackofficeLeg, BetParts, WalletCallRecord } from '../betting/backoffice-reads.ts';
 import type { BetUpdate } from '../betting/bet-updates.ts';
-import { endingWith, type LiveConnection } from '../betting/live-connection.ts';
+import { endingWith, type LiveConnection } from '../../http/live-connection.ts';
 import type { BackofficeService, Caller, CancelResult, GetBetsInput } from './backoffice.service.ts';
 import { codedError } from './errors.graphql.ts';
 

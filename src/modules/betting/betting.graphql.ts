@@ -9,7 +9,7 @@ import { AppError } from '../../errors.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import { whileActive, type BetUpdate } from './bet-updates.ts';
 import { frontendLimitsRule } from './limits.graphql.ts';
-import { endingWith, LiveConnection } from './live-connection.ts';
+import { endingWith, LiveConnection } from '../../http/live-connection.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 

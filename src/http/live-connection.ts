@@ -6,8 +6,8 @@
 // replace the first subscription by the second and never end the first, not even when the socket
 // closes. A jwt user's connection is closed (4401) when the token expires, as a request with that
 // token would be refused from then on: a leaked or lapsed token does not keep a live feed.
-import { AppError } from '../../errors.ts';
-import { CLOSE_UNAUTHENTICATED, type SocketLike } from '../../http/graphql-ws.ts';
+import { AppError } from '../errors.ts';
+import { CLOSE_UNAUTHENTICATED, type SocketLike } from './graphql-ws.ts';
 
 export const MAX_SUBSCRIPTIONS_PER_CONNECTION = 10;
 /** graphql-transport-ws' close code of a subscribe whose id is already live. */
