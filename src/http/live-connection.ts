@@ -41,8 +41,12 @@ export class LiveConnection {
   }
 }
 
-/** `source`, calling `end` once it ends: done, failed, returned or thrown into. */
-export function endingWith<T>(source: AsyncIterableIterator<T>, end: () => void): AsyncIterableIterator<T> {
+/**
+ * `source`, calling `end` once it ends: done, failed, returned or thrown into. A failure reaches
+ * the client as `failed(error)` gives it: mercurius sends an error of a running subscription as
+ * it is, without the endpoint's formatter, so the endpoint gives it its code here.
+ */
+export function endingWith<T>(source: AsyncIterableIterator<T>, end: () => void, failed: (error: unknown) => unknown = (e) => e): AsyncIterableIterator<T> {
   const done = (): IteratorResult<T> => ({ done: true, value: undefined });
   const iterator: AsyncIterableIterator<T> = {
     async next() {
@@ -52,7 +56,7 @@ export function endingWith<T>(source: AsyncIterableIterator<T>, end: () => void)
         return item;
       } catch (error) {
         end();
-        throw error;
+        throw failed(error);
       }
     },
     async return() {

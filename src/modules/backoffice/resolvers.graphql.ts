@@ -145,7 +145,7 @@ export function backofficeResolvers(backoffice: BackofficeService) {
           try {
             release = ctx.connection?.claim(String(ctx.id));
             const updates = await backoffice.betUpdates(ctx.caller, args.tenant_ids);
-            return release ? endingWith(updates, release) : updates;
+            return release ? endingWith(updates, release, codedError) : updates;
           } catch (error) {
             release?.();
             throw codedError(error);

@@ -3,6 +3,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { GraphQLError } from 'graphql';
+import type { AppError } from '../../errors.ts';
+import { endingWith } from '../../http/live-connection.ts';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
 import { BET_UPDATES_CHANNEL } from './betting.queries.ts';
 import { createBetUpdates, type BetUpdate } from './bet-updates.ts';
@@ -63,6 +66,25 @@ test('a subscriber that leaves while another stays keeps the LISTEN', async () =
     const mine = update(user);
     await announce(mine);
     assert.deepEqual((await staying.next()).value, mine);
+  } finally {
+    await updates.close();
+  }
+});
+
+test('a subscriber more than maxQueue updates behind ends with subscriber_too_slow, which its endpoint sends with a code', async () => {
+  const updates = createBetUpdates({ listenUrl: db.url, maxQueue: 2 });
+  try {
+    const user = randomUUID();
+    let ended = 0;
+    const coded = (error: unknown) => new GraphQLError((error as Error).message, { extensions: { code: (error as AppError).code.toUpperCase() } });
+    const stream = endingWith(await updates.stream((u) => u.user_id === user), () => ended++, coded);
+    for (let i = 0; i < 3; i++) await announce(update(user));
+    await until(() => updates.subscribers() === 0);
+    const failure = await stream.next().then(() => undefined, (error: unknown) => error);
+    assert.ok(failure instanceof GraphQLError, String(failure));
+    assert.equal(failure.extensions.code, 'SUBSCRIBER_TOO_SLOW');
+    assert.match(failure.message, /more than 2 bet updates waited/);
+    assert.equal(ended, 1, 'its place on the connection is given back');
   } finally {
     await updates.close();
   }

@@ -11,6 +11,7 @@
 // `maxQueue` updates behind is ended with an error. A client that must not miss a change reads the
 // bets again (getBets, myBets) after it (re)subscribes.
 import pg from 'pg';
+import { AppError } from '../../errors.ts';
 import { BET_UPDATES_CHANNEL } from './betting.queries.ts';
 
 /** What a change announces: the bet and the state it moved to (lower case, as stored). */
@@ -48,9 +49,9 @@ export function parseBetUpdate(payload: string | undefined): BetUpdate | undefin
 
 type Listener = (update: BetUpdate) => void;
 
-export class SubscriberTooSlow extends Error {
+export class SubscriberTooSlow extends AppError {
   constructor(limit: number) {
-    super(`more than ${limit} bet updates waited for this subscriber; subscribe again and read the bets with a query`);
+    super('subscriber_too_slow', `more than ${limit} bet updates waited for this subscriber; subscribe again and read the bets with a query`);
   }
 }
 

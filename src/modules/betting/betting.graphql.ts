@@ -189,7 +189,7 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
             let release: (() => void) | undefined;
             try {
               release = connection.claim(String(id));
-              return endingWith(whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId)), release);
+              return endingWith(whileActive(await deps.betting.myBetUpdates(user), () => deps.users.admits(user.tenantId)), release, withCode);
             } catch (error) {
               release?.();
               throw withCode(error);
