@@ -172,6 +172,8 @@ test('late uploads: per client, racing day and race; first reported late vs corr
   assert.deepEqual(await rows(vic, 'late-uploads?from=2024-05-01&to=2024-05-02'), []);
   assert.equal((await rows(nswQld, 'late-uploads?from=2024-05-01&to=2024-05-02')).length, 2);
   assert.equal((await rows(a, 'late-uploads?from=2024-05-02&to=2024-05-02')).length, 1);
+  assert.deepEqual((await rows(a, 'late-uploads?from=2024-05-01&to=2024-05-02&meeting_id=300')).map((r) => r.meeting_id), [300], 'meeting_id filters');
+  assert.deepEqual(await rows(a, 'late-uploads?from=2024-05-01&to=2024-05-02&meeting_id=200'), []);
   const csv = await report(a, 'late-uploads?from=2024-05-01&to=2024-05-02', { accept: 'text/csv' });
   assert.equal(csv.body.split('\r\n')[0], 'date,tenant_id,tenant_name,client_id,meeting_id,race_number,bets,late_bets,late_changes,deadline_at,first_late_at,last_late_at,max_delay_seconds');
   assert.equal(csv.body.split('\r\n').length, 4);
@@ -188,6 +190,7 @@ test('bad parameters are 400 problem+json naming the parameter', async () => {
     ['turnover?from=2024-05-01&to=2024-05-01&meeting_id=1;DROP', 'querystring/meeting_id', /positive integer/],
     ['late-uploads?from=2024-05-01', 'querystring/to', /required/],
     ['late-uploads?from=20240501&to=2024-05-01', 'querystring/from', /YYYY-MM-DD/],
+    ['late-uploads?from=2024-05-01&to=2024-05-01&meeting_id=x', 'querystring/meeting_id', /positive integer/],
     ['turnover?from=0000-01-01&to=0000-01-02', 'querystring/from', /years 1900 to 9999, got "0000-01-01"/],
     ['turnover?from=0000-01-01&to=0000-01-02', 'querystring/to', /years 1900 to 9999, got "0000-01-02"/],
     ['late-uploads?from=1899-12-31&to=1900-01-01', 'querystring/from', /years 1900 to 9999/],

@@ -20,7 +20,11 @@ const TurnoverQuery = Type.Object({
     description: `Comma-separated group keys, any of ${Object.keys(GROUP_KEYS).join(', ')}`,
   })),
 });
-const LateQuery = Type.Object({ from: Day('First'), to: Day('Last') });
+const LateQuery = Type.Object({
+  from: Day('First'),
+  to: Day('Last'),
+  meeting_id: Type.Optional(Type.String({ maxLength: 40, description: 'Only this meeting' })),
+});
 
 const Money = Type.String({ description: 'Decimal string with 2 places, e.g. "1234.50"' });
 const TurnoverRow = Type.Object({

@@ -182,7 +182,7 @@ export interface LateRow {
 
 // Current versions received after their racing day's deadline, per client, day and race. Late rows
 // are few: the partial index reported_bets_late_idx (tenant_id, last_received_at) WHERE late finds them.
-export async function lateUploads(db: Queryable, viewer: Viewer, range: Omit<Range, 'meetingId'>): Promise<LateRow[]> {
+export async function lateUploads(db: Queryable, viewer: Viewer, range: Range): Promise<LateRow[]> {
   const view = inView(viewer, 'AND r.late');
   const { rows } = await db.query<LateRow>(`
     SELECT b.tenant_id, tn.name AS tenant_name, b.client_id, b.racing_day::text AS date, b.meeting_id, b.race_number,
@@ -197,7 +197,7 @@ export async function lateUploads(db: Queryable, viewer: Viewer, range: Omit<Ran
     ${view.where.length ? `WHERE ${view.where.join(' AND ')}` : ''}
     GROUP BY b.tenant_id, tn.name, b.client_id, b.racing_day, b.meeting_id, b.race_number
     ORDER BY b.racing_day, tn.name, b.tenant_id, b.client_id, b.meeting_id, b.race_number`,
-  params(viewer, { ...range, meetingId: null }));
+  params(viewer, range));
   // int8 arrives as text (db/pool.ts); any delay up to year 9999 (~3e11 s) is an exact Number.
   return rows.map((r) => ({ ...r, max_delay_seconds: Number(r.max_delay_seconds) }));
 }

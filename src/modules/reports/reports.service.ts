@@ -126,11 +126,12 @@ export function createReportsService({ db }: { db: Pool }) {
       return { columns: [...q.reportKeys(keys), ...METRICS], rows };
     },
 
-    async lateUploads(principal: Principal, query: { from?: string; to?: string }): Promise<ReportResult<Record<string, unknown>>> {
+    async lateUploads(principal: Principal, query: { from?: string; to?: string; meeting_id?: string }): Promise<ReportResult<Record<string, unknown>>> {
       const errors: FieldError[] = [];
       const range = parseRange(query, errors);
+      const meetingId = parseMeeting(query.meeting_id, errors);
       if (errors.length) throw invalid(errors);
-      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, async (tx) => q.lateUploads(tx, await viewerOf(tx, principal), range));
+      const rows = await q.inReportTransaction(db, REPORT_TIMEOUT_MS, async (tx) => q.lateUploads(tx, await viewerOf(tx, principal), { ...range, meetingId }));
       return {
         columns: [...LATE_COLUMNS],
         rows: rows.map((r) => ({
