@@ -31,6 +31,17 @@ test('fixed odds: the price taken when the runner finished inside the places pai
   assert.equal(legDividend(place, 0, [race([[2], [1], [4]], { placesPaid: 2 })]), '0.00');
 });
 
+test('fixed odds in a dead heat: the price times the runner\'s share, as settlement pays it', () => {
+  const win = bet('WIN', [{ selections: [[4]], price: '3.50' }]);
+  assert.equal(legDividend(win, 0, [race([[4, 2], [1]])]), '1.75'); // dead heat of two for first: half
+  assert.equal(legDividend(win, 0, [race([[4, 2, 7]])]), '1.166666'); // of three: a third, six places, rounded down
+  const place = bet('PLACE', [{ selections: [[4]], price: '1.80' }]);
+  assert.equal(legDividend(place, 0, [race([[2], [1], [4, 5]])]), '0.90'); // two for the last place paid: half
+  assert.equal(legDividend(place, 0, [race([[2], [4, 5], [1]])]), '1.80'); // two for second, both inside the places
+  const multi = bet('MULTI', [{ selections: [[1]], price: '2.00' }, { selections: [[5]], price: '4.00' }]);
+  assert.deepEqual([0, 1].map((i) => legDividend(multi, i, [race([[1, 3]]), race([[5]])])), ['1.00', '4.00']);
+});
+
 test('fixed odds: a late scratching deducts from the winnings, never from the stake', () => {
   const win = bet('WIN', [{ selections: [[4]], price: '3.50' }]);
   // 1 + (3.50 − 1) × (1 − 15 %) = 3.125

@@ -2,8 +2,9 @@
 // (docs/backoffice.md, "dividend"). Pure, exact, and read from the same facts as settlement:
 //
 // - fixed-odds legs (WIN, PLACE, each leg of a MULTI): the price taken on the leg, less any
-//   late-scratching deduction, when its runner finished inside the places the leg is paid on
-//   (first; PLACE: the places paid); "0.00" when it did not;
+//   late-scratching deduction, times the runner's dead-heat share (settle.ts pays a dead heat on
+//   that share of the stake), when it finished inside the places the leg is paid on (first;
+//   PLACE: the places paid); "0.00" when it did not;
 // - tote legs (exotics): the sum of the dividends declared for the winning combinations the bet
 //   covers (one, or several in a dead heat); "0.00" when it covers none. A QUADDIE or DAILY_DOUBLE
 //   has one dividend, declared on its last race: it is shown on the last leg;
@@ -12,7 +13,7 @@
 //   and on the earlier legs of one, and when the result lacks the dividend.
 import { KIND_RULES, type BetKind } from './bet-kinds.ts';
 import { combinations as countOf } from './combinations.ts';
-import { add, decimalText, ZERO, type Fraction } from './exact.ts';
+import { add, decimalText, fraction, mul, ZERO, type Fraction } from './exact.ts';
 import { formatDecimal } from './money.ts';
 import { shareWithin, winners, winningOrders, type DividendEntry, type ToteProduct } from './results.ts';
 import { deducted, deductionPercent } from './settle.ts';
@@ -52,9 +53,11 @@ function fixedLeg(bet: DividendBet, leg: DividendLeg, race: RaceFacts | undefine
   const place = bet.kind === 'PLACE';
   const paid = place ? race.placesPaid : 1;
   if (paid === 0) return null;
-  const [shares] = shareWithin(runner, race.placings, paid);
+  const [shares, of] = shareWithin(runner, race.placings, paid);
   if (shares === 0) return '0.00';
-  return dividendText(deducted(decimalText(leg.price), deductionPercent(race, leg.struckAt, place ? 'place' : 'win')));
+  // In a dead heat the leg is paid on its share of the stake (settle.ts): per $1, the price × share.
+  const odds = deducted(decimalText(leg.price), deductionPercent(race, leg.struckAt, place ? 'place' : 'win'));
+  return dividendText(mul(odds, fraction(BigInt(shares), BigInt(of))));
 }
 
 /** The dividend declared for a combination: its own entry first, else the product's general one. */
