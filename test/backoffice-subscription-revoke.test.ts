@@ -1,6 +1,6 @@
 // A back-office subscription ends when its client is revoked or its tenant disabled (docs/auth.md:
-// their tokens stop working everywhere): at its next update, nothing more is delivered and it
-// completes. A client still active keeps receiving.
+// their tokens stop working everywhere), or a tenant it follows is no longer granted: at its next
+// update, nothing more is delivered and it completes. A client still active keeps receiving.
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -32,7 +32,7 @@ async function subscribed() {
   const client = await services.tenants.createClient({ tenantId: tenant.tenant_id, scopes: ['backoffice'] });
   const { access_token } = await services.tokens.grant(client.client_id, client.client_secret);
   const caller = await services.backoffice.identify({ apiKey: client.client_id, authorization: `Bearer ${access_token}` });
-  return { tenantId: tenant.tenant_id, clientId: client.client_id, updates: await services.backoffice.betUpdates(caller, null) };
+  return { tenantId: tenant.tenant_id, clientId: client.client_id, secret: client.client_secret, updates: await services.backoffice.betUpdates(caller, null) };
 }
 
 const announce = (tenantId: string) => db.pool.query('SELECT pg_notify($1, $2)', [BET_UPDATES_CHANNEL,
@@ -51,6 +51,22 @@ test('an active client receives; once revoked, its subscription completes at the
   await services.tenants.revokeClient(sub.clientId);
   next = nextOf(sub.updates);
   await announce(sub.tenantId);
+  assert.deepEqual(await next, { done: true, value: undefined });
+});
+
+test('a grant withdrawn ends a subscription to that tenant\'s bets at the next update: no bet of it is delivered after', async () => {
+  const sub = await subscribed();
+  const brand = (await services.tenants.createTenant({ name: `Brand ${randomUUID().slice(0, 8)}` })).tenant_id;
+  await services.tenants.grantTenants(sub.clientId, [brand]);
+  const tokens = await services.tokens.grant(sub.clientId, sub.secret);
+  const caller = await services.backoffice.identify({ apiKey: sub.clientId, authorization: `Bearer ${tokens.access_token}` });
+  const both = await services.backoffice.betUpdates(caller, null);
+  let next = nextOf(both);
+  await announce(brand);
+  assert.equal(((await next) as IteratorResult<{ tenant_id: string }>).value.tenant_id, brand, 'granted: delivered');
+  await services.tenants.grantTenants(sub.clientId, []);
+  next = nextOf(both);
+  await announce(brand);
   assert.deepEqual(await next, { done: true, value: undefined });
 });
 

@@ -151,7 +151,12 @@ export function createBackofficeService(deps: BackofficeServiceDeps) {
       if (tenantIds && tenantIds.length === 0) throw new AppError('bad_request', 'tenant_ids names no tenant; omit it for every tenant the client sees');
       const tenants = new Set(tenantIds ? allowedTenants(caller, tenantIds) : caller.client.tenant_ids);
       const updates = await deps.updates.stream((u) => tenants.has(u.tenant_id));
-      return whileActive(updates, async () => (await deps.tenants.backofficeClient(caller.client.client_id)) !== undefined);
+      // Each update is checked against the client as a request would see it now: revoked, its tenant
+      // disabled, or a tenant of the subscription no longer granted, the subscription ends.
+      return whileActive(updates, async () => {
+        const current = await deps.tenants.backofficeClient(caller.client.client_id);
+        return current !== undefined && [...tenants].every((t) => current.tenant_ids.includes(t));
+      });
     },
 
     /** The bet an update announces, as getBets reads it (null if it is not of a tenant the caller sees). */
