@@ -8,6 +8,7 @@ import { openDatabase, type Database } from './db/database.ts';
 import { migrate } from './db/migrate.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { ensureSigningKey } from './modules/auth/signing-keys.ts';
+import { rebindWalletSecrets } from './modules/wallet/config/rebind-secrets.ts';
 import { createServices, type ServiceDeps, type Services } from './services.ts';
 
 export interface Runtime {
@@ -34,6 +35,10 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const { applied } = await migrate(database.url, log);
     const box = createSecretBox(loadSecretKey(config));
     await ensureSigningKey(database.pool, box);
+    // Once per database: the wallet secrets sealed before they were bound to their tenant are bound.
+    const { rebound, unreadable } = await rebindWalletSecrets(database.pool, box);
+    if (rebound) log.info({ module: 'wallet', rebound }, 'wallet secrets bound to their tenant, column and URL');
+    if (unreadable.length) log.warn({ module: 'wallet', tenants: unreadable }, 'wallet secrets sealed under another WAGERLINE_SECRET_KEY left unbound: set these wallets again');
     const services = createServices({
       config, db: database.pool, box, listenUrl: database.url,
       ...(options.registry && { registry: options.registry }),

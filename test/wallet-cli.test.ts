@@ -5,6 +5,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
+import { walletBinding } from '../src/modules/wallet/config/wallet-config.service.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
@@ -82,7 +83,7 @@ test('set-wallet --auth api_key: the key is sealed, never printed; switching mod
   assert.ok(!set.stdout.includes(apiKey) && !set.stderr.includes(apiKey));
   const row = (await db.pool.query('SELECT * FROM wallet_configs WHERE tenant_id = $1', [tenant.tenant_id])).rows[0];
   assert.ok(!JSON.stringify(row).includes(apiKey));
-  assert.equal(createSecretBox(key).open(row.api_key_enc), apiKey);
+  assert.equal(createSecretBox(key).open(row.api_key_enc, walletBinding(tenant.tenant_id, 'api_key_enc', sandbox.url)), apiKey);
 
   const back = await runCli(['tenant', 'set-wallet', tenant.tenant_id, '--url', sandbox.url, '--auth', 'client_credentials',
     '--client-id', CLIENT.clientId, '--client-secret', CLIENT.clientSecret], env);

@@ -26,3 +26,15 @@ test('a truncated authentication tag is refused: GCM would check only the bytes 
     assert.throws(() => box.open([version, iv, short, data].join('.')), `a ${length}-byte tag was accepted`);
   }
 });
+
+test('a value sealed with a binding opens with that binding only, and never as an unbound one (nor the reverse)', () => {
+  const sealed = box.seal('wallet-secret', 'tenant-a/client_secret');
+  assert.match(sealed, /^v2\./);
+  assert.equal(box.open(sealed, 'tenant-a/client_secret'), 'wallet-secret');
+  assert.throws(() => box.open(sealed, 'tenant-b/client_secret'));
+  assert.throws(() => box.open(sealed));
+  assert.throws(() => box.open(`v1${sealed.slice(2)}`), 'relabelled as unbound, the tag still holds the binding');
+  const unbound = box.seal('wallet-secret');
+  assert.throws(() => box.open(unbound, 'tenant-a/client_secret'));
+  assert.throws(() => box.open(`v2${unbound.slice(2)}`, 'tenant-a/client_secret'));
+});

@@ -99,16 +99,39 @@ export function viewOf(row: q.WalletConfigRow): WalletConfigView {
   };
 }
 
+/** The columns of wallet_configs that hold a sealed secret. */
+export const SEALED_COLUMNS = ['client_secret_enc', 'api_key_enc', 'signing_secret_enc'] as const;
+export type SealedColumn = (typeof SEALED_COLUMNS)[number];
+
+/**
+ * Where a sealed wallet secret belongs: its tenant, its column and the wallet's URL (every change
+ * of the URL seals the secrets again, set-wallet writes them together). Moved to another tenant's
+ * row or column, or its row pointed at another URL, it does not open (crypto/secret-box.ts).
+ */
+export function walletBinding(tenantId: string, column: SealedColumn, url: string): string {
+  return JSON.stringify(['wallet_configs', column, tenantId.toLowerCase(), url]);
+}
+
+/** A sealed secret of the row, opened; a clear error when it is not the row's own (or not under this key). */
+function openSecret(row: q.WalletConfigRow, column: SealedColumn, box: SecretBox): string {
+  try {
+    return box.open(row[column]!, walletBinding(row.tenant_id, column, row.url));
+  } catch {
+    throw new Error(`the wallet's ${column.replace(/_enc$/, '')} cannot be opened: it was sealed under another WAGERLINE_SECRET_KEY, `
+      + 'or for another tenant, column or URL (set the wallet again)');
+  }
+}
+
 /** Opens a stored configuration into what the HTTP client needs. */
 export function endpointOf(row: q.WalletConfigRow, box: SecretBox): WalletEndpoint {
   const auth: WalletEndpoint['auth'] = row.auth_kind === 'client_credentials'
-    ? { kind: 'client_credentials', clientId: row.client_id!, clientSecret: box.open(row.client_secret_enc!) }
-    : { kind: 'api_key', apiKey: box.open(row.api_key_enc!), header: row.api_key_header! };
+    ? { kind: 'client_credentials', clientId: row.client_id!, clientSecret: openSecret(row, 'client_secret_enc', box) }
+    : { kind: 'api_key', apiKey: openSecret(row, 'api_key_enc', box), header: row.api_key_header! };
   return {
     tenantId: row.tenant_id,
     url: row.url,
     auth,
-    ...(row.signing_secret_enc && { signingSecret: box.open(row.signing_secret_enc) }),
+    ...(row.signing_secret_enc && { signingSecret: openSecret(row, 'signing_secret_enc', box) }),
     amountUnit: row.amount_unit,
     concurrency: row.concurrency,
     privateNetwork: row.private_network,
@@ -173,16 +196,17 @@ export async function setWallet(
   const verified = input.verify
     ? await verifyWallet({ url, auth, publicOnly: mustBePublic, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
     : null;
+  const seal = (plain: string, column: SealedColumn) => box.seal(plain, walletBinding(input.tenantId, column, url));
   const row = await q.upsertWalletConfig(db, {
     tenant_id: input.tenantId,
     url,
-    signing_secret_enc: input.signingSecret ? box.seal(input.signingSecret) : null,
+    signing_secret_enc: input.signingSecret ? seal(input.signingSecret, 'signing_secret_enc') : null,
     amount_unit: unit,
     concurrency,
     private_network: privateNetwork,
     ...(auth.kind === 'client_credentials'
-      ? { auth_kind: 'client_credentials', client_id: auth.clientId, client_secret_enc: box.seal(auth.clientSecret), api_key_enc: null, api_key_header: null }
-      : { auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: box.seal(auth.apiKey), api_key_header: auth.header }),
+      ? { auth_kind: 'client_credentials', client_id: auth.clientId, client_secret_enc: seal(auth.clientSecret, 'client_secret_enc'), api_key_enc: null, api_key_header: null }
+      : { auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: seal(auth.apiKey, 'api_key_enc'), api_key_header: auth.header }),
   });
   return { ...viewOf(row), verified };
 }
