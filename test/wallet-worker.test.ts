@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
 import { upsertWalletConfig } from '../src/modules/wallet/config/wallet-config.queries.ts';
+import { walletBinding } from '../src/modules/wallet/config/wallet-config.service.ts';
 import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
@@ -21,7 +22,7 @@ const sent = (transactionId: string) =>
 /** Stores a wallet whose client secret was sealed under another WAGERLINE_SECRET_KEY. */
 const foreignWallet = (tenantId: string) => upsertWalletConfig(f.db.pool, {
   tenant_id: tenantId, url: f.sandbox.url, auth_kind: 'client_credentials', client_id: CLIENT.clientId,
-  client_secret_enc: createSecretBox(randomBytes(32)).seal(CLIENT.clientSecret),
+  client_secret_enc: createSecretBox(randomBytes(32)).seal(CLIENT.clientSecret, walletBinding(tenantId, 'client_secret_enc', f.sandbox.url)),
   api_key_enc: null, api_key_header: null, signing_secret_enc: null, amount_unit: 'dollars', concurrency: 5, private_network: true,
 });
 
