@@ -2,7 +2,7 @@
 // expired tokens, rotated signing keys, and the published JWKS.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { createLocalJWKSet, jwtVerify } from 'jose';
+import { createLocalJWKSet, exportJWK, exportSPKI, generateKeyPair, importJWK, jwtVerify, SignJWT, type CryptoKey } from 'jose';
 import { rotateSigningKey } from '../modules/auth/signing-keys.ts';
 import { createTestApp, seedClient, type TestContext } from '../../test/helpers/app.ts';
 
@@ -85,4 +85,27 @@ test('after key rotation old tokens still verify, new tokens use the new kid, an
   assert.ok(jwks.keys.every((k: Record<string, unknown>) => k.d === undefined), 'no private parts published');
   const { payload } = await jwtVerify(newToken, createLocalJWKSet(jwks));
   assert.equal(payload.iss, 'wagerline');
+});
+
+test('forged tokens naming our key are refused: alg none, HS256 keyed with our public key, another key with a jku to its JWKS', async () => {
+  const { token } = await seedClient(ctx);
+  const [header, payload] = token.split('.') as [string, string];
+  const { kid } = JSON.parse(Buffer.from(header, 'base64url').toString()) as { kid: string };
+  const claims = JSON.parse(Buffer.from(payload, 'base64url').toString()) as Record<string, unknown>;
+  const part = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  assertProblem(await probe(bearer(`${part({ alg: 'none', kid, typ: 'at+jwt' })}.${payload}.`)), 401, 'invalid_token');
+
+  const published = (await ctx.app.inject({ method: 'GET', url: '/.well-known/jwks.json' })).json().keys.find((k: { kid: string }) => k.kid === kid);
+  const publicPem = (await exportSPKI(await importJWK(published, 'ES256') as CryptoKey));
+  for (const secret of [publicPem, JSON.stringify(published)]) {
+    const hs = await new SignJWT(claims).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).sign(new TextEncoder().encode(secret));
+    assertProblem(await probe(bearer(hs)), 401, 'invalid_token');
+  }
+
+  const theirs = await generateKeyPair('ES256');
+  for (const forgedHeader of [{ kid }, { kid: 'theirs', jku: 'https://attacker.example/jwks.json' }, { kid, jwk: await exportJWK(theirs.publicKey) }]) {
+    const forged = await new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'at+jwt', ...forgedHeader }).sign(theirs.privateKey);
+    assertProblem(await probe(bearer(forged)), 401, 'invalid_token');
+  }
+  assert.equal((await probe(bearer(token))).statusCode, 200, 'the genuine token still passes');
 });
