@@ -106,7 +106,7 @@ export const SETTINGS = {
   WAGERLINE_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by ordinary routes (uploads have their own limit).', '1048576'),
   WAGERLINE_UPLOAD_BODY_LIMIT_BYTES: setting(integer(1024, 1 << 30), 'Largest request body accepted by the upload routes.', '8388608'),
   WAGERLINE_UPLOAD_USER_STATES: setting(codeList, 'Comma-separated values accepted in an uploaded bet\'s user_state (case-insensitive).', 'NSW,VIC,QLD,SA,WA,TAS,NT,ACT'),
-  WAGERLINE_WALLET_TIMEOUT_MS: setting(integer(10, 600000), 'Bound on one wallet HTTP call, connect to last byte (10 seconds).', '10000'),
+  WAGERLINE_WALLET_TIMEOUT_MS: setting(integer(10, 600000), 'Bound on one wallet HTTP call, from the ask (waiting for a free connection included) to last byte (10 seconds).', '10000'),
   WAGERLINE_WALLET_LEASE_MS: setting(integer(1000, 3600000), 'How long a claimed wallet call stays leased to its sender (renewed while in flight); after a crash it is re-sent once this runs out. Must exceed WAGERLINE_WALLET_TIMEOUT_MS.', '15000'),
   WAGERLINE_PRIVATE_NETWORK: setting(oneOf('platform', 'any'), 'Who may point a tenant\'s wallet or JWKS URL at a private address (loopback, RFC 1918, link-local…). platform: only the platform\'s word allows one (the CLI\'s --private-network or an IP address it gives, a token with scope platform); any other URL must lead to public addresses, checked when saved and at every connection. any: every URL may (every tenant is trusted).', 'platform'),
   WAGERLINE_WALLET_WORKER: setting(oneOf('on', 'off'), 'Whether serve runs the wallet delivery worker.', 'on'),

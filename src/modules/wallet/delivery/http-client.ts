@@ -3,6 +3,7 @@
 // 10-second bound on every call (spec 8) and the 401 → renew once → resend rule.
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
+import { connectionSlots, type ConnectionSlots } from './connection-slots.ts';
 import { AnswerTooLarge, boundedText, MAX_RESPONSE_BYTES } from '../../../net/bounded-body.ts';
 import { PRIVATE_ADDRESS, publicOnly, publicOnlyConnector } from '../../../net/private-network.ts';
 import { classifyResponse, type Verdict } from '../../../wallet-protocol/responses.ts';
@@ -37,7 +38,8 @@ export interface Attempt {
   message?: string;
   /**
    * True when the request certainly never reached the wallet: no token, abandoned before sending,
-   * or no connection (refused, unknown host). Such an attempt cannot have taken effect.
+   * still waiting for a free connection of the pool at its bound (never handed to undici), or no
+   * connection (refused, unknown host). Such an attempt cannot have taken effect.
    */
   notSent?: true;
 }
@@ -61,32 +63,38 @@ export interface WalletHttpOptions {
   clock?: () => Date;
   /** WAGERLINE_PRIVATE_NETWORK=any: every wallet may be at any address. */
   anyAddress?: boolean;
+  /** Connections of each wallet origin's pool (1024); tests use a few to fill it. */
+  connections?: number;
 }
 
-export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddress = false }: WalletHttpOptions) {
-  const pools = new Map<string, Pool>();
+export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddress = false, connections = 1024 }: WalletHttpOptions) {
+  const pools = new Map<string, { pool: Pool; slots: ConnectionSlots }>();
   const tokens = new Map<string, CachedToken>();
 
   /**
    * One pool per origin and reach: a wallet a tenant's admin token configured connects to public
    * addresses only, checked as each connection opens (docs/admin-api.md, "Private addresses").
+   * Its connections are handed out by `slots`, so that no request waits in undici's own queue.
    */
-  function poolFor(origin: string, endpoint: WalletEndpoint): Pool {
+  function poolFor(origin: string, endpoint: WalletEndpoint): { pool: Pool; slots: ConnectionSlots } {
     const mustBePublic = publicOnly(endpoint.privateNetwork, anyAddress);
     const key = `${mustBePublic ? 'public' : 'any'} ${origin}`;
-    let pool = pools.get(key);
-    if (!pool) {
-      const options = { connections: 1024, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
-      pool = new Pool(origin, mustBePublic ? { ...options, connect: publicOnlyConnector({ timeout: timeoutMs }) } : options);
-      pools.set(key, pool);
+    let entry = pools.get(key);
+    if (!entry) {
+      const options = { connections, keepAliveTimeout: 30_000, connectTimeout: timeoutMs };
+      const pool = new Pool(origin, mustBePublic ? { ...options, connect: publicOnlyConnector({ timeout: timeoutMs }) } : options);
+      entry = { pool, slots: connectionSlots(connections) };
+      pools.set(key, entry);
     }
-    return pool;
+    return entry;
   }
 
   /**
-   * POST url with body, bounded from connect to last byte by timeoutMs. `stop` (optional) aborts
-   * sooner: the worker uses it when its lease on the call is lost, so no call is ever in flight
-   * from two senders at once.
+   * POST url with body, bounded by timeoutMs from the moment it is asked for: the wait for a free
+   * connection, connecting, and the answer to its last byte. `stop` (optional) aborts sooner: the
+   * worker uses it when its lease on the call is lost, so no call is ever in flight from two
+   * senders at once. A call still waiting for a connection when either comes is never sent, and
+   * its error says so (`not sent: …`).
    */
   async function post(endpoint: WalletEndpoint, url: URL, body: string, headers: Record<string, string>, stop?: AbortSignal) {
     if (stop?.aborted) throw new Error(`not sent: ${String(stop.reason)}`);
@@ -95,26 +103,35 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
     const onStop = () => controller.abort();
     stop?.addEventListener('abort', onStop, { once: true });
     try {
-      const response = await poolFor(url.origin, endpoint).request({
-        path: url.pathname + url.search,
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers },
-        body,
-        signal: controller.signal,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const text = await boundedText(response.body, response.headers['content-length'], () => response.body.destroy());
-      return { status: response.statusCode, text };
-    } catch (error) {
-      if (error instanceof AnswerTooLarge) throw error;
-      if (stop?.aborted) throw new Error(`abandoned: ${String(stop.reason)}`);
-      if (controller.signal.aborted) throw new Error(`timeout: no complete response within ${timeoutMs} ms`);
-      throw error;
+      const { pool, slots } = poolFor(url.origin, endpoint);
+      const release = await slots.take(controller.signal);
+      if (!release || controller.signal.aborted) {
+        release?.();
+        throw new Error(`not sent: ${stop?.aborted ? String(stop.reason) : `timeout: no connection to the wallet free within ${timeoutMs} ms`}`);
+      }
+      const request = { path: url.pathname + url.search, body, signal: controller.signal, headers: {
+        'content-type': 'application/json', accept: 'application/json', 'user-agent': 'wagerline', ...headers } };
+      const exchange = send(pool, request);
+      void exchange.then(release, release); // the connection is free once undici is done with it
+      try {
+        // undici answers an abort at once only for a request already on an open connection.
+        return await Promise.race([exchange, aborted(controller.signal)]);
+      } catch (error) {
+        if (error instanceof AnswerTooLarge) throw error;
+        if (stop?.aborted) throw new Error(`abandoned: ${String(stop.reason)}`);
+        if (controller.signal.aborted) throw new Error(`timeout: no complete response within ${timeoutMs} ms`);
+        throw error;
+      }
     } finally {
       clearTimeout(timer);
       stop?.removeEventListener('abort', onStop);
     }
+  }
+
+  async function send(pool: Pool, r: { path: string; body: string; signal: AbortSignal; headers: Record<string, string> }) {
+    const response = await pool.request({ ...r, method: 'POST', headersTimeout: timeoutMs, bodyTimeout: timeoutMs });
+    const text = await boundedText(response.body, response.headers['content-length'], () => response.body.destroy());
+    return { status: response.statusCode, text };
   }
 
   function endpointUrl(endpoint: WalletEndpoint, path: string): URL {
@@ -226,9 +243,14 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
     async close(): Promise<void> {
       const all = [...pools.values()];
       pools.clear();
-      await Promise.all(all.map((pool) => pool.close().catch(() => undefined)));
+      await Promise.all(all.map(({ pool }) => pool.close().catch(() => undefined)));
     },
   };
+}
+
+/** Rejects when `signal` aborts (with its reason); never settles otherwise. */
+function aborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }
 
 /** An error as an attempt records it: its code (ECONNREFUSED, EPRIVATEADDRESS…) first when it has one. */
