@@ -131,7 +131,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // endpoint's scope registers its own, and every upgrade reaches both: the second fails it again
   // and logs a warning for every connection. Messages up to 1 MiB, as mercurius sets.
   await app.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
-  await registerFrontendGraphql(app, { betting: services.betting, users: services.users });
+  await registerFrontendGraphql(app, { betting: services.betting, users: services.users, connectionsPerUser: config.WAGERLINE_FRONTEND_CONNECTIONS_PER_USER });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
   return app;
 }

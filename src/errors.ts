@@ -28,6 +28,7 @@ export const ERROR_CODES = {
   user_auth_unavailable: { status: 503, title: 'Frontend user authentication unavailable' },
   too_many_subscriptions: { status: 429, title: 'Too many subscriptions on one connection' },
   subscriber_too_slow: { status: 429, title: 'Subscription ended: too many updates waited for it' },
+  too_many_connections: { status: 429, title: 'Too many live connections for one user' },
   // wallet module
   wallet_not_configured: { status: 409, title: 'Tenant has no wallet configured' },
   private_address: { status: 400, title: 'The URL leads to an address that is not public' },

@@ -9,6 +9,12 @@ import { AppError } from '../errors.ts';
 /** Close codes of a refused connection_init: as graphql-ws closes an unauthorised socket. */
 export const CLOSE_UNAUTHENTICATED = 4401;
 export const CLOSE_FORBIDDEN = 4403;
+/**
+ * A connection refused because its user holds too many already (TOO_MANY_CONNECTIONS): 429 as
+ * over HTTP. graphql-ws clients take 4429 as final and do not reconnect on their own, which is
+ * what a user already at the limit needs (4403, say, they would retry).
+ */
+export const CLOSE_TOO_MANY = 4429;
 /** Anything else refused (e.g. a payload without X-Tenant-Id): graphql-ws' close code of a bad request. */
 export const CLOSE_BAD_REQUEST = 4400;
 /** Sent to clients every 30 s (graphql-transport-ws: ping), so proxies keep the socket open. */
@@ -16,6 +22,8 @@ export const KEEP_ALIVE_MS = 30_000;
 
 /** The connection mercurius calls onConnect on: its socket and the upgrade request. */
 export interface SocketLike {
+  /** ws' state: 2 closing, 3 closed (a socket that left while its connection_init was checked). */
+  readonly readyState?: number;
   close(code: number, reason: string): void;
   once(event: 'close', listener: () => void): unknown;
 }
@@ -45,14 +53,15 @@ function refusalOf(error: AppError, code: (error: AppError) => string): { close:
   const graphql = code(error);
   const why = typeof error.extensions.reason === 'string' ? `: ${error.extensions.reason}` : '';
   // A WebSocket close reason is at most 123 bytes: the code and its reason, never the message's detail.
-  const close = graphql === 'FORBIDDEN' ? CLOSE_FORBIDDEN : graphql === 'UNAUTHENTICATED' ? CLOSE_UNAUTHENTICATED : CLOSE_BAD_REQUEST;
+  const close = graphql === 'FORBIDDEN' ? CLOSE_FORBIDDEN : graphql === 'UNAUTHENTICATED' ? CLOSE_UNAUTHENTICATED
+    : graphql === 'TOO_MANY_CONNECTIONS' ? CLOSE_TOO_MANY : CLOSE_BAD_REQUEST;
   return { close, reason: `${graphql}${why}`.slice(0, 120) };
 }
 
 /**
  * mercurius' onConnect, with a function that identifies the connection from its init payload and
  * its upgrade request: what that returns joins the connection's context; an AppError refuses the
- * connection, closed with 4401 (UNAUTHENTICATED), 4403 (FORBIDDEN) or 4400 (anything else) and the reason as the close
+ * connection, closed with 4401 (UNAUTHENTICATED), 4403 (FORBIDDEN), 4429 (TOO_MANY_CONNECTIONS) or 4400 (anything else) and the reason as the close
  * reason. mercurius calls onConnect as a method of the connection, which holds the socket and the
  * upgrade request; without them the refusal is mercurius' own (connection_error "Forbidden").
  */

@@ -38,6 +38,8 @@ export class TestJwks {
   keys: TestKey[] = [];
   fetches = 0;
   fault: JwksFault = 'none';
+  /** How long each answer waits (a slow identity provider: users are authenticated that much later). */
+  delayMs = 0;
   url = '';
   private server: Server | undefined;
 
@@ -55,9 +57,11 @@ export class TestJwks {
       if (req.url !== '/.well-known/jwks.json') return void res.writeHead(404).end();
       this.fetches++;
       if (this.fault === 'hang') return; // never answers: the verifier's timeout must fire
-      if (this.fault === 'status500') return void res.writeHead(500).end('{}');
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(this.fault === 'not-json' ? '<html>' : JSON.stringify({ keys: this.keys.map((k) => k.publicJwk) }));
+      setTimeout(() => {
+        if (this.fault === 'status500') return void res.writeHead(500).end('{}');
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(this.fault === 'not-json' ? '<html>' : JSON.stringify({ keys: this.keys.map((k) => k.publicJwk) }));
+      }, this.delayMs);
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server!.address() as AddressInfo).port}/.well-known/jwks.json`;

@@ -14,8 +14,9 @@ export interface JwtFrontend {
   close(): Promise<void>;
 }
 
-export async function jwtFrontend(tenantName: string, options: TestAppOptions = {}): Promise<JwtFrontend> {
-  const [ctx, idp] = await Promise.all([createTestApp({}, options), TestJwks.start()]);
+/** `env`: settings of the app (as createTestApp takes them). */
+export async function jwtFrontend(tenantName: string, options: TestAppOptions = {}, env: Record<string, string> = {}): Promise<JwtFrontend> {
+  const [ctx, idp] = await Promise.all([createTestApp(env, options), TestJwks.start()]);
   const tenantId = (await ctx.tenants.createTenant({ name: tenantName })).tenant_id;
   await ctx.services.users.setAuth(tenantId, { mode: 'jwt', jwksUrl: idp.url, clientId: idp.clientId });
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });

@@ -10,6 +10,7 @@ import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } 
 import { whileActive, type BetUpdate } from './bet-updates.ts';
 import { frontendLimitsRule } from './limits.graphql.ts';
 import { endingWith, LiveConnection } from '../../http/live-connection.ts';
+import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
@@ -149,7 +150,14 @@ function allowBrowsers(scope: FastifyInstance): void {
     .send());
 }
 
-export async function registerFrontendGraphql(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
+interface FrontendDeps {
+  betting: BettingService;
+  users: UserAuthenticator;
+  /** Live WebSocket connections one user may hold in this process (WAGERLINE_FRONTEND_CONNECTIONS_PER_USER). */
+  connectionsPerUser: number;
+}
+
+export async function registerFrontendGraphql(app: FastifyInstance, deps: FrontendDeps): Promise<void> {
   // Its own plugin context, as the back-office's: the hook below is for /graphql alone.
   await app.register(async (scope) => {
     allowBrowsers(scope);
@@ -161,8 +169,9 @@ export async function registerFrontendGraphql(app: FastifyInstance, deps: { bett
   });
 }
 
-async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingService; users: UserAuthenticator }): Promise<void> {
+async function registerEndpoint(app: FastifyInstance, deps: FrontendDeps): Promise<void> {
   const user = (ctx: MercuriusContext) => deps.users.authenticate(ctx.reply.request.headers);
+  const connections = new ConnectionsPerUser(deps.connectionsPerUser);
   await app.register(mercurius, {
     schema: FRONTEND_SCHEMA,
     path: '/graphql',
@@ -178,6 +187,7 @@ async function registerEndpoint(app: FastifyInstance, deps: { betting: BettingSe
       onConnect: onConnect(async (payload, _upgrade, socket) => {
         const headers = { ...payload, ...(payload.token && !payload.authorization && { authorization: `Bearer ${payload.token}` }) };
         const user = await deps.users.authenticate(headers);
+        connections.take(user.tenantId, user.userId, socket);
         return { user, connection: new LiveConnection(socket, user.expiresInMs) };
       }, (error) => graphqlCode(error.code), (fields, message) => app.log.info(fields, message)),
     },
