@@ -168,6 +168,8 @@ export function createCheckClient(baseUrl: string, auth: CheckAuth, timeoutMs: n
 
   return {
     calls,
+    /** How the wallet is authenticated: what it may answer a bad credential depends on it. */
+    authKind: auth.kind,
     requestToken,
     invalidAuthHeaders,
     /**

@@ -163,3 +163,25 @@ test('a wallet refusing a credit or debit whose bonusFlag differs from its bet\'
     await wallet.close();
   }
 });
+
+// spec 5.3 leaves the API-key option's shape unshown, and 7.2 shows 401 only as the sample status
+// of an invalid token: a wallet that refuses a wrong API key with 403 conforms (tenant set-wallet
+// takes a 401 or a 403 as the key refused too). There is no token for wagerline to renew.
+test('an API-key wallet that refuses a wrong or missing key with 403 in the error shape passes', async () => {
+  const key = { kind: 'api_key', apiKey: 'operator-key' } as const;
+  let refused = 0;
+  const wallet = await wrongWallet((_op, _body, req) => {
+    if (req.headers['x-api-key'] === key.apiKey) return undefined;
+    refused += 1;
+    return { answer: { status: 403, body: { message: 'API key not accepted', code: 'FORBIDDEN', statusCode: 403 } } };
+  }, undefined, { auth: key });
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: key });
+    assert.equal(report.effects, 'balances');
+    assert.deepEqual(failures(report), []);
+    assert.equal(refused, 1, 'the check sent one call with a wrong key');
+    assert.match(report.checks.find((c) => c.name.startsWith('invalid token'))!.detail, /^403 FORBIDDEN/);
+  } finally {
+    await wallet.close();
+  }
+});

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { checkAgainst, failedNames, failures, refusal, wrongWallet } from '../../../test/helpers/wrong-wallet.ts';
+import { runWalletCheck } from './index.ts';
 
 // wagerline sends refundBet after confirm for every scratched runner, abandoned race, refund
 // verdict and cancel (docs/betting.md, docs/settlement.md, docs/bets-admin.md).
@@ -151,5 +152,26 @@ test('a wallet that answers its refusals 200 {success: false, …} fails every c
     (op !== 'auth/token' && status >= 400 ? { status: 200, body: { success: false, ...(JSON.parse(text) as object) } } : undefined)));
   assert.deepEqual(failedNames(report), ['confirm above the reserved amount refused', 'error responses in the spec shape',
     'invalid token → 401 in the error shape', 'same transactionId with another amount']);
-  for (const f of failures(report)) assert.match(f, /(expected a 4xx error|must get 401), got HTTP 200 \{"success":false/);
+  for (const f of failures(report)) assert.match(f, /(expected a 4xx error|must be refused with 401[^,]*), got HTTP 200 \{"success":false/);
+});
+
+// wagerline renews a wallet token only on a 401 (docs/wallet.md): a wallet refusing a bearer token
+// it does not know with 403 would have every call after its tokens expire refused until parked.
+// An API-key wallet may answer 401 or 403, not another 4xx (it would read as a refused transaction).
+test('a bad credential answered 403 with client credentials, or 400 with an API key, fails saying what is required', async () => {
+  const invalid = (status: number) => refusal(status, 'NO_ACCESS', 'credential refused');
+  const cc = await checkAgainst(await wrongWallet((_op, _body, req) =>
+    (req.headers.authorization === 'Bearer wallet-check-invalid-token' ? invalid(403) : undefined)));
+  assert.deepEqual(failures(cc), ['invalid token → 401 in the error shape: a bearer token the wallet does not know must be refused '
+    + 'with 401 (spec 7.2: 401 for an invalid token; wagerline renews its token only on a 401), got HTTP 403 '
+    + '{"message":"credential refused","code":"NO_ACCESS","statusCode":403}']);
+  const key = { kind: 'api_key', apiKey: 'operator-key' } as const;
+  const wallet = await wrongWallet((_op, _body, req) => (req.headers['x-api-key'] === key.apiKey ? undefined : invalid(400)), undefined, { auth: key });
+  try {
+    const report = await runWalletCheck({ url: wallet.url, auth: key });
+    assert.deepEqual(failedNames(report), ['invalid token → 401 in the error shape']);
+    assert.match(failures(report)[0]!, /a wrong API key must be refused with 401 or 403 \(spec 5\.3 and 7\.2\), got HTTP 400 /);
+  } finally {
+    await wallet.close();
+  }
 });
