@@ -6,6 +6,7 @@ import { describe, type Outcome } from './client.ts';
 import type { Check } from './checks-flows.ts';
 import { errorShapeProblem, expectRefusal, expectSuccess, fail, isSuccess, tracker, type Ctx } from './expect.ts';
 import { place } from './setup.ts';
+import { classifyResponse, RETRY_DELAYS_MS } from '../../wallet-protocol/responses.ts';
 
 /**
  * Runs `setup`, then sends `last` twice: the replay must be a success and move nothing. `delta`
@@ -156,6 +157,27 @@ const confirmAboveReserve: Check = {
   },
 };
 
+/** Shortened from wagerline's schedule (minutes): the run cannot wait that long, the rule is the same. */
+const DUPLICATE_RETRY_DELAYS_MS = RETRY_DELAYS_MS.map((_, i) => 100 * 2 ** i);
+
+/**
+ * A copy answered what wagerline's caller retries (5xx, 408, 429, no answer, a body not the spec's:
+ * responses.ts) is sent again as wagerline would, with the same transactionId and body, one after
+ * another: a wallet may lock a transactionId in flight and ask a duplicate to come back. Only the
+ * final outcome counts; the balances then show whether any copy moved money twice.
+ */
+async function retried(ctx: Ctx, req: WalletRequest, first: Outcome): Promise<{ outcome: Outcome; retries: number }> {
+  let outcome = first;
+  let retries = 0;
+  const retryable = (o: Outcome) => (o.status === undefined ? !o.error?.startsWith('not sent') : classifyResponse(o.status, o.text).verdict === 'retry');
+  while (retries < DUPLICATE_RETRY_DELAYS_MS.length && retryable(outcome)) {
+    await new Promise((resolve) => setTimeout(resolve, DUPLICATE_RETRY_DELAYS_MS[retries]));
+    retries += 1;
+    outcome = await ctx.client.post(req);
+  }
+  return { outcome, retries };
+}
+
 const concurrent: Check = {
   name: 'concurrent duplicate calls',
   async run(ctx) {
@@ -165,14 +187,21 @@ const concurrent: Check = {
     const bet = newBet(ctx.userId);
     const credit = creditBody(credited, 100, ctx.unit, 'adjustreversetransaction');
     const reserve = reserveBody(bet, 200, ctx.unit);
-    const all: Outcome[] = await Promise.all([
-      ...Array.from({ length: 8 }, () => ctx.client.post(credit)),
-      ...Array.from({ length: 8 }, () => ctx.client.post(reserve)),
-    ]);
-    all.forEach((o, i) => expectSuccess(o, `duplicate ${i < 8 ? 'credit' : 'reserve'} #${(i % 8) + 1} of 8 sent at once`));
-    await moved('after 8 concurrent copies of one credit and 8 of one reserve (each must count once)', { cash: 100 - 200 });
+    const copies = [...Array.from({ length: 8 }, () => credit), ...Array.from({ length: 8 }, () => reserve)];
+    const burst: Outcome[] = await Promise.all(copies.map((req) => ctx.client.post(req)));
+    const statuses = new Map<string, number>(); // of the first answers that were retried: "HTTP 503" → count
+    for (const [i, o] of burst.entries()) {
+      const { outcome, retries } = await retried(ctx, copies[i]!, o);
+      const what = `duplicate ${i < 8 ? 'credit' : 'reserve'} #${(i % 8) + 1} of 8 sent at once`;
+      expectSuccess(outcome, retries ? `${what}, after ${retries} retries (first answered ${describe(o)})` : what);
+      const first = o.status === undefined ? 'no answer' : `HTTP ${o.status}`;
+      if (retries) statuses.set(first, (statuses.get(first) ?? 0) + 1);
+    }
+    await moved('after 8 concurrent copies of one credit and 8 of one reserve, retried as wagerline would (each must count once)', { cash: 100 - 200 });
     expectSuccess(await ctx.client.post(refundBetBody(bet, 200, ctx.unit)), 'refundBet (cleanup)');
-    return `16 calls, all successes; ${ctx.inspect ? 'each transaction took effect once' : 'effect not verifiable without GET /balances'}`;
+    const late = [...statuses].map(([first, n]) => `${n} first answered ${first}`).join(', ');
+    const how = late ? `all successes, after a retry of an answer wagerline retries for ${late}` : 'all successes';
+    return `16 calls, ${how}; ${ctx.inspect ? 'each transaction took effect once' : 'effect not verifiable without GET /balances'}`;
   },
 };
 

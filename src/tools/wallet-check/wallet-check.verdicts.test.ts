@@ -185,3 +185,37 @@ test('an API-key wallet that refuses a wrong or missing key with 403 in the erro
     await wallet.close();
   }
 });
+
+/**
+ * A wallet that locks a transactionId while it handles it and answers a duplicate arriving then
+ * with `status` (and nothing applied): 503 asks the caller to come back, which wagerline does with
+ * the same transactionId (5xx: docs/wallet.md, retry schedule); the retry gets the stored answer.
+ */
+async function lockingWallet(status: number) {
+  const inFlight = new Set<string>();
+  let busy = 0;
+  const wallet = await wrongWallet((op, body) => {
+    const id = `${op}:${String(body?.transactionId)}`;
+    if (!inFlight.has(id)) return void inFlight.add(id);
+    busy += 1;
+    return { answer: { status, body: { message: 'transaction in progress, retry', code: 'IN_PROGRESS', statusCode: status } } };
+  }, (op, body) => void inFlight.delete(`${op}:${String(body?.transactionId)}`), { latencyMs: 20 });
+  return { wallet, busy: () => busy };
+}
+
+test('a wallet that answers 503 to a duplicate sent while its transactionId is in flight passes: the checker retries it as wagerline would', async () => {
+  const { wallet, busy } = await lockingWallet(503);
+  const report = await checkAgainst(wallet);
+  assert.deepEqual(failures(report), []);
+  assert.ok(busy() >= 2, `${busy()} duplicates answered 503`);
+  assert.match(report.checks.find((c) => c.name === 'concurrent duplicate calls')!.detail, /after a retry of an answer wagerline retries/);
+  assert.equal(new Set((await wallet.sandbox.effects()).values()).size, 1, 'every transaction took effect once');
+});
+
+// ... but a 409 is final for wagerline: the call would be parked failed while the wallet holds it.
+test('a wallet that answers 409 to a duplicate sent while its transactionId is in flight fails the concurrent check', async () => {
+  const { wallet } = await lockingWallet(409);
+  const report = await checkAgainst(wallet);
+  assert.deepEqual(failedNames(report), ['concurrent duplicate calls']);
+  assert.match(failures(report)[0]!, /got HTTP 409 .*IN_PROGRESS/);
+});
