@@ -72,7 +72,9 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
     return move(useBonus, -req.amount, { reserved: req.amount, held: req.amount, create: { bonus: useBonus }, status: 'reserved' });
   }
+  // A debit takes back winnings the bet was paid: a bet never reserved was paid none.
   if (req.op === 'debit') {
+    if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: it has no winnings to take back`);
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
     return move(useBonus, -req.amount);
   }
@@ -114,12 +116,16 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
 }
 
 /**
- * A credit adds to the balance. A partial refund (betpartialrefund) of a confirmed bet returns part
- * of its stake: it counts with refundBet's toward the confirmed amount, so that the two together
- * never return more than was taken (a client refunding a stake it already returned in part is wrong).
+ * A credit adds to the balance. A partial refund (betpartialrefund) returns part of a confirmed
+ * bet's stake: it needs one (a held reservation goes back with refundBet, nothing was taken yet),
+ * and counts with refundBet's toward the confirmed amount, so that the two together never return
+ * more than was taken (a client refunding a stake it already returned in part is wrong). A manual
+ * adjustment or a cash-out is taken for any betId (docs/wallet-sandbox.md, Rules).
  */
 function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean): Effect | Answer {
-  if (req.transactionType !== 'betpartialrefund' || bet?.status !== 'confirmed') return move(useBonus, req.amount);
+  if (req.transactionType !== 'betpartialrefund') return move(useBonus, req.amount);
+  if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: it has no stake to refund`);
+  if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: no stake was taken to refund in part`);
   const left = bet.confirmed - bet.refunded;
   if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `partial refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
   return move(useBonus, req.amount, { refunded: req.amount });

@@ -103,18 +103,41 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal(((await seen.json()) as { known: boolean }).known, false, 'refused calls create no user');
     });
 
+    // A debit takes back winnings the bet was paid, a partial refund returns part of its accepted
+    // stake: without a reserve there is neither, and either would move money for nothing.
+    test('debit and credit betpartialrefund need the bet: UNKNOWN_BET without a reserve; a partial refund before confirm is BET_STATE_CONFLICT', async () => {
+      const b = bodies();
+      const refused = [
+        ...['deductbetwin', 'betwincancelled'].map((type) => ['debit', b.debit(1, type)] as const),
+        ['credit', b.credit(1, 'betpartialrefund')] as const,
+      ];
+      for (const [op, body] of refused) {
+        const res = await call(sandbox, auth, op, body);
+        assert.deepEqual([res.status, res.json.code, body.transactionType], [404, 'UNKNOWN_BET', body.transactionType]);
+      }
+      await call(sandbox, auth, 'reserve', b.reserve(5));
+      const early = await call(sandbox, auth, 'credit', b.credit(1, 'betpartialrefund'));
+      assert.deepEqual([early.status, early.json.code], [409, 'BET_STATE_CONFLICT'], 'nothing is accepted yet: the hold is released by refundBet');
+      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).status, 200);
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(1, 'betpartialrefund'))).json.code, 'BET_STATE_CONFLICT', 'nor once released');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      assert.deepEqual([...(await sandbox.effects()).keys()].filter((id) => refused.some(([, body]) => body.transactionId === id)), []);
+    });
+
     test('debit and credit move cash or bonus by bonusFlag — winnings (their reversal, a cash-out) always cash — with the transactionType values of spec 2.4 only', async () => {
       const b = bodies();
       await sandbox.seedUser(b.userId, { cash: '100.00', bonus: '50.00' });
+      await call(sandbox, auth, 'reserve', b.reserve(2));
+      await call(sandbox, auth, 'confirm', b.confirm(2));
       for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(1, type))).status, 200);
       for (const type of ['adjustreversetransaction', 'cashout', 'betpartialrefund']) {
         assert.equal((await call(sandbox, auth, 'credit', b.credit(2, type, true))).status, 200);
       }
-      // cash −1 −1 (reversals) +2 (the bonus bet's cash-out); bonus +2 +2 (adjustment, partial refund of the stake).
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '100.00', bonus: '54.00', reserved: '0.00' });
+      // cash −2 (the stake) −1 −1 (reversals) +2 (the bonus bet's cash-out); bonus +2 +2 (adjustment, partial refund of the stake).
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '98.00', bonus: '54.00', reserved: '0.00' });
       // A bonus bet's winnings, paid in cash by settleBet, are reversed from cash too.
       for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(3, type, true))).status, 200);
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '94.00', bonus: '54.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '92.00', bonus: '54.00', reserved: '0.00' });
       const wrong = await call(sandbox, auth, 'debit', b.debit(1, 'cashout'));
       assert.deepEqual([wrong.status, wrong.json.code], [400, 'UNKNOWN_TRANSACTION_TYPE']);
       const bonusBet = bodies(b.userId);
@@ -122,7 +145,7 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'confirm', bonusBet.confirm(6, false))).json.code, 'BONUS_FLAG_MISMATCH');
       await call(sandbox, auth, 'confirm', bonusBet.confirm(6, true));
       await call(sandbox, auth, 'settleBet', bonusBet.settleBet(9, true));
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '103.00', bonus: '48.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '101.00', bonus: '48.00', reserved: '0.00' });
     });
 
     test('a replay returns the original response and moves nothing; another body under one transactionId is 409 TRANSACTION_MISMATCH', async () => {
