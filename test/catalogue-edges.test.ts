@@ -18,16 +18,16 @@ const meeting = (id: number, races: unknown[], extra: Record<string, unknown> = 
   meeting_id: id, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T', races, ...extra,
 });
 
-async function rejects(p: Promise<unknown>, code: string, message: RegExp): Promise<void> {
+async function rejects(p: Promise<unknown>, code: string, message: RegExp): Promise<AppError> {
   try {
     await p;
   } catch (error) {
     assert.ok(error instanceof AppError, String(error));
     assert.equal(error.code, code, error.message);
     assert.match(error.message, message);
-    return;
+    return error;
   }
-  assert.fail(`expected ${code} ${message}`);
+  return assert.fail(`expected ${code} ${message}`);
 }
 
 const results = async (m: number, r: number) =>
@@ -108,4 +108,15 @@ test('a name or venue holding half of a surrogate pair is refused, not stored as
   const { toMeetings } = await import('../src/modules/catalogue/catalogue-file.ts');
   assert.throws(() => toMeetings([{ meeting_id: 1, date: '2024-05-01', venue: 'Rand\ud800wick', jurisdiction: 'NSW', code: 'T' }]),
     /record 1: venue must not contain half of a surrogate pair/);
+});
+
+test('a {"meetings": [...]} file with another key beside meetings is refused whole, naming it: a misplaced "pools" is never ignored', async () => {
+  const c = services.catalogue;
+  await c.importCatalog(meeting(910005, [1, 2].map((n) => raceOf(n, ['win'])), { pools: [{ product: 'dailydouble', races: [1, 2] }] }));
+  // The operator meant to clear the meeting's pools, but put "pools" beside "meetings".
+  const error = await rejects(c.importCatalog({ meetings: [meeting(910005, [{ ...raceOf(1, ['win']), runners: [{ number: 1, name: 'R1', win: 7 }] }])], pools: [] }),
+    'validation_failed', /nothing imported: pools is not a field of the catalogue file/);
+  assert.deepEqual(error.extensions.errors, [{ field: 'pools', message: 'is not a field of the catalogue file' }]);
+  assert.deepEqual(await c.getPools(910005), [{ product: 'dailydouble', races: [1, 2] }]);
+  assert.equal((await c.getRace(910005, 1))!.runners[0]!.win, '3.00', 'nothing imported');
 });

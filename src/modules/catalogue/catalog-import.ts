@@ -202,6 +202,8 @@ export function checkCatalog(input: unknown, existing: Existing = new Map()): { 
     return { problems: [{ field: '(file)', message: 'must hold a meeting object, an array of meetings or {"meetings": [...]}, with at least one meeting' }] };
   }
   const p = new Collector();
+  // Beside "meetings" nothing is read: a "pools" put there by mistake would otherwise be dropped unsaid.
+  if (isObj(input) && input.meeting_id === undefined) p.unknown('', input, new Set(['meetings']));
   const meetings: CatalogMeeting[] = [];
   files.list.forEach((item, i) => {
     const parsed = meeting(p, files.prefix(i), item, existing);

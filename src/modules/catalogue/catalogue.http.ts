@@ -47,7 +47,7 @@ const MeetingImport = Type.Object({
     runners: Type.Optional(Type.Array(RunnerImport)),
   }))),
 });
-const ImportBody = Type.Union([MeetingImport, Type.Array(MeetingImport), Type.Object({ meetings: Type.Array(MeetingImport) })]);
+const ImportBody = Type.Union([MeetingImport, Type.Array(MeetingImport), Type.Object({ meetings: Type.Array(MeetingImport) }, { additionalProperties: false })]);
 const ImportResult = Type.Object({
   imported: Type.Integer({ description: 'Meetings' }), races: Type.Integer(), runners: Type.Integer(),
   price_changes: Type.Integer({ description: 'Price changes recorded in the history' }), pools: Type.Integer(),
