@@ -160,3 +160,13 @@ test('an import that scratches a runner of a resulted race is a 409 problem and 
   const runners = (await ctx.services.catalogue.getRace(M, 1))!.runners;
   assert.deepEqual(runners.filter((r) => r.number === 2 || r.number === 3).map((r) => [r.scratched, r.win]), [[false, '4.00'], [false, '5.00']]);
 });
+
+test('a result the race\'s status refuses is a 409 race_status_conflict with current_status, requested_status and allowed, as a status move', async () => {
+  const open = await call('POST', `${race(3)}/result`, admin, { placings: [[1]] });
+  assert.equal(open.statusCode, 409, open.body);
+  assert.deepEqual([open.json().current_status, open.json().requested_status, open.json().allowed], ['open', 'final', ['suspended', 'closed', 'abandoned']]);
+  const interim = await call('POST', `${race(1)}/result`, admin, { placings: [[1]], interim: true });
+  assert.equal(interim.statusCode, 409, interim.body);
+  assert.deepEqual([interim.json().current_status, interim.json().requested_status, interim.json().allowed], ['final', 'interim', []]);
+  assert.equal((await ctx.services.catalogue.getRace(M, 3))!.status, 'open');
+});

@@ -4,7 +4,7 @@
 // (racing/settle.ts RaceFacts) are assembled here.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { checkMove, type RaceStatus } from '../../racing/race-status.ts';
+import { checkMove, nextStatuses, type RaceStatus } from '../../racing/race-status.ts';
 import {
   misfitDividends, parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type StoredPlaceTerm,
 } from '../../racing/results.ts';
@@ -38,11 +38,15 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const where = `race ${race.race_number} of meeting ${meetingId}`;
   const from = race.status as RaceStatus;
   const to = input.interim ? 'interim' : 'final';
-  if (from === 'final' && to === 'interim') throw new AppError('race_status_conflict', `${where} is final: an interim result can no longer be given (a final result amends it)`);
+  // The extensions of every race_status_conflict (docs/errors.md), as a refused status move has them.
+  const extensions = { current_status: from, requested_status: to, allowed: nextStatuses(from) };
+  if (from === 'final' && to === 'interim') {
+    throw new AppError('race_status_conflict', `${where} is final: an interim result can no longer be given (a final result amends it)`, { extensions });
+  }
   const move = checkMove(from, to);
   if (!move.ok) {
     const hint = from === 'open' || from === 'suspended' ? ' (close it first: race status … closed)' : '';
-    throw new AppError('race_status_conflict', `${where}: ${move.reason}${hint}`, { extensions: { current_status: from, requested_status: to } });
+    throw new AppError('race_status_conflict', `${where}: ${move.reason}${hint}`, { extensions });
   }
   const runners = await rq.getRunners(tx, meetingId, race.race_number);
   const placings = parsePlacings(input.placings, runners.map((r) => ({ number: r.runner_number, scratched: r.scratched })));
