@@ -151,10 +151,16 @@ export function registerCatalogCommands(program: Command): void {
       'wagerline race result 900001 5 --placings \'[[4],[7],[2]]\' --interim',
       'wagerline race result 900001 5 --placings \'[[4],[7,2],[1]]\' --dividends \'{"exacta": 30.0, "trifecta": 120.5}\''))
     .action((m: number, r: number, opts: { placings: unknown; dividends?: unknown; interim?: boolean; shortField?: boolean }) =>
-      withRuntime((rt) => rt.services.settlement.resultRace(m, r, {
-        placings: opts.placings, ...(opts.dividends !== undefined && { dividends: opts.dividends }), interim: opts.interim === true,
-        short_field: opts.shortField === true,
-      })));
+      withRuntime(async (rt) => {
+        // Recorded first, then settled as a scratching is: a failure to settle says the result stands,
+        // so the operator does not give it again (that would be an amendment).
+        const recorded = await rt.services.catalogue.recordResult(m, r, {
+          placings: opts.placings, ...(opts.dividends !== undefined && { dividends: opts.dividends }), interim: opts.interim === true,
+          short_field: opts.shortField === true,
+        });
+        if (recorded.status !== 'final') return { ...recorded, settlement: null };
+        return settleNow(rt, `the final result of race ${r} of meeting ${m} (version ${recorded.version})`, recorded);
+      }));
   race
     .command('show')
     .description('Show a race: status, products, event id, runners with prices and scratchings, and its latest result (null when none)')

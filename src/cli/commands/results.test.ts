@@ -131,3 +131,19 @@ test('place-terms set and list: checked, stored, * first; settlement reads them'
   ]);
   assert.deepEqual((await f.services.catalogue.placeTerms()).place_terms.find((t) => t.jurisdiction === 'VIC')!.terms, set.terms);
 });
+
+test('race result whose settling fails says the result is recorded and stays queued, on one line, non-zero', async () => {
+  // Race 3 is closed with a bet on runner 1 (above). A second leg on a race the catalogue lacks makes its settlement fail.
+  const { rows: [leg] } = await f.db.pool.query(
+    "SELECT l.bet_id FROM bet_legs l JOIN bets b USING (tenant_id, bet_id) WHERE l.meeting_id = $1 AND l.race_number = 3 AND b.status = 'accepted'", [M]);
+  await f.db.pool.query(`INSERT INTO bet_legs (tenant_id, bet_id, leg, meeting_id, race_number, event_id, event_name, meeting_name, event_time, selections, struck_at)
+    SELECT tenant_id, bet_id, 2, 999999, 1, gen_random_uuid(), 'Nowhere R1', 'Nowhere', now(), '[[1]]', struck_at FROM bet_legs WHERE bet_id = $1`, [leg.bet_id]);
+  await refused(['race', 'result', String(M), '3', '--placings', '[[1],[2],[3]]'],
+    /^wagerline: the final result of race 3 of meeting 770301 \(version 1\) is recorded, but settling its bets failed: .*\(the settlement stays queued; serve or the next race command resumes it\)$/);
+  const shown = await ok(['race', 'show', String(M), '3']);
+  assert.deepEqual([shown.status, shown.result.version, shown.result.final], ['final', 1, true]);
+  const { rows } = await f.db.pool.query("SELECT status FROM settlement_jobs WHERE meeting_id = $1 AND race_number = 3 AND cause = 'result'", [M]);
+  assert.deepEqual(rows, [{ status: 'pending' }]);
+  await f.db.pool.query('DELETE FROM bet_legs WHERE bet_id = $1 AND leg = 2', [leg.bet_id]);
+  assert.deepEqual((await f.services.settlement.runPending()).bets_changed, 1);
+});
