@@ -8,6 +8,7 @@ import { AppError } from '../src/errors.ts';
 import type { Services } from '../src/services.ts';
 import { testClock, testServices } from './helpers/app.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { until } from './wallet-fixtures.ts';
 
 let db: TestDatabase;
 let services: Services;
@@ -119,4 +120,27 @@ test('a {"meetings": [...]} file with another key beside meetings is refused who
   assert.deepEqual(error.extensions.errors, [{ field: 'pools', message: 'is not a field of the catalogue file' }]);
   assert.deepEqual(await c.getPools(910005), [{ product: 'dailydouble', races: [1, 2] }]);
   assert.equal((await c.getRace(910005, 1))!.runners[0]!.win, '3.00', 'nothing imported');
+});
+
+test('an import that changes a later race\'s products never deadlocks with a take holding an earlier race: it waits in (meeting, race) order', async () => {
+  const c = services.catalogue;
+  await c.importCatalog(meeting(910020, [raceOf(3, ['win']), raceOf(7, ['win'])]));
+  // A take of a multi over races 3 and 7 holds race 3 (FOR SHARE) and is about to lock race 7.
+  const take = await db.pool.connect();
+  try {
+    await take.query('BEGIN');
+    await take.query('SELECT 1 FROM race_starts WHERE meeting_id = 910020 AND race_number = 3 FOR SHARE');
+    const importing = c.importCatalog(meeting(910020, [raceOf(3, ['win']), raceOf(7, ['win', 'place'])]));
+    await until('the import to wait for race 3', async () => (await db.pool.query(
+      "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rowCount! > 0);
+    // Had the import locked race 7 first (its products change), it would hold it now, and the take
+    // waiting for it would be a deadlock (40P01), one of them aborted a second later.
+    await take.query('SELECT 1 FROM race_starts WHERE meeting_id = 910020 AND race_number = 7 FOR SHARE NOWAIT');
+    await take.query('COMMIT');
+    await importing;
+    assert.deepEqual((await c.getRace(910020, 7))!.products, ['win', 'place']);
+  } finally {
+    await take.query('ROLLBACK').catch(() => undefined);
+    take.release();
+  }
 });

@@ -34,6 +34,10 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
   // scratchings and prices is read once it holds them, as `race scratch` does: a take holding a
   // race before it then struck its bets earlier (docs/settlement.md, Late-scratching deductions).
   // Read before the upsert overwrites them: a race past taking bets keeps its products (below).
+  // Every race of the file first, in (meeting, race) order: locking the races whose products change
+  // before the others would hold a later race while waiting for an earlier one that a take of a
+  // multi holds on its way to the later one — a deadlock.
+  await rq.lockRaces(tx, races.map((r) => ({ meetingId: r.meeting_id, raceNumber: r.race_number })), 'update');
   const productChanges = await refusedProductChanges(tx, await rq.racesChangingProducts(tx, races), races, productsInPlay);
   await rq.upsertRaces(tx, races);
   const now = clock();

@@ -118,13 +118,14 @@ export async function upsertRaces(
 export interface RaceStatusRow { meeting_id: string; race_number: number; status: string }
 
 /**
- * Share-locks the races named, in (meeting, race) order — the order imports and takes lock in — in
- * the caller's transaction: a scratching, result or status change of one waits for it, and it for them.
+ * Locks the races named that exist, in (meeting, race) order — the order imports and takes lock in —
+ * in the caller's transaction: shared, a scratching, result or status change of one waits for it,
+ * and it for them; `update` (an import), as those changes lock them.
  */
-export async function lockRaces(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<void> {
+export async function lockRaces(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>, mode: keyof typeof LOCKS = 'share'): Promise<void> {
   await db.query(
     `SELECT 1 FROM race_starts r WHERE (r.meeting_id, r.race_number) IN (SELECT * FROM unnest($1::bigint[], $2::int[]))
-      ORDER BY r.meeting_id, r.race_number FOR SHARE OF r`,
+      ORDER BY r.meeting_id, r.race_number ${LOCKS[mode]}`,
     [races.map((r) => String(r.meetingId)), races.map((r) => r.raceNumber)],
   );
 }
