@@ -76,12 +76,14 @@ test('dividends: a general one per product or one per combination, per $1 unit',
   assert.deepEqual(parseDividends(undefined), {});
   assert.deepEqual(parseDividends({ exacta: 30, trifecta: 120.5 }), { exacta: [{ dividend: '30' }], trifecta: [{ dividend: '120.5' }] });
   assert.deepEqual(parseDividends({ quinella: [{ runners: [2, 1], dividend: 5.1 }] }), { quinella: [{ runners: [2, 1], dividend: '5.1' }] });
+  assert.deepEqual(parseDividends({ firstfour: 9_999_999.99 }), { firstfour: [{ dividend: '9999999.99' }] }, 'the largest dividend taken');
   const refused: Array<[unknown, RegExp]> = [
     [[30], /must be an object/],
     [{ win: 3 }, /not a tote product/],
     [{ exacta: 0.5 }, /at least 1/],
     [{ exacta: '30' }, /at least 1/],
     [{ exacta: 1.005 }, /at most two decimals/],
+    [{ exacta: 10_000_000 }, /stay below 10,000,000/],
     [{ exacta: [] }, /empty list/],
     [{ exacta: [{ dividend: 30 }] }, /runners/],
     [{ exacta: [{ runners: [1, 100], dividend: 30 }] }, /runners/],

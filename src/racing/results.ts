@@ -85,7 +85,7 @@ export function unfilledPositions(placings: number[][], dividends: Dividends, ru
 function dividendText(value: unknown, where: string): string {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) throw new Error(`${where} must be a dividend per $1 unit, a number of at least 1`);
   const { text, sentPlaces } = numberToDecimal(value, 2);
-  if (sentPlaces > 2 || value > 10_000_000) throw new Error(`${where} must have at most two decimals and stay below 10,000,000`);
+  if (sentPlaces > 2 || value >= 10_000_000) throw new Error(`${where} must have at most two decimals and stay below 10,000,000`);
   return text;
 }
 
