@@ -140,7 +140,7 @@ export function registerCatalogCommands(program: Command): void {
     .command('result')
     .description('Record a race\'s result (docs/catalogue.md, Results). A final result (the default) settles the race\'s bets now; ' +
       'a final result on a final race amends it (a protest upheld) and settles the difference. --interim records a result to show, never settled. ' +
-      'Prints {"meeting_id", "race_number", "status", "previous_status", "version", "amended", "placings", "dividends", "settlement"}')
+      'Prints {"meeting_id", "race_number", "status", "previous_status", "version", "amended", "changed", "placings", "dividends", "settlement"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
     .requiredOption('--placings <json>', 'places in order, the runners sharing each (a dead heat): [[4],[7,2],[1]]', json('--placings'))
@@ -158,7 +158,7 @@ export function registerCatalogCommands(program: Command): void {
           placings: opts.placings, ...(opts.dividends !== undefined && { dividends: opts.dividends }), interim: opts.interim === true,
           short_field: opts.shortField === true,
         });
-        if (recorded.status !== 'final') return { ...recorded, settlement: null };
+        if (recorded.status !== 'final' || !recorded.changed) return { ...recorded, settlement: null };
         return settleNow(rt, `the final result of race ${r} of meeting ${m} (version ${recorded.version})`, recorded);
       }));
   race

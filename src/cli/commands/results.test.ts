@@ -45,7 +45,7 @@ test('race result: a final result settles the race now; race show shows it; an a
 
   const result = await ok(['race', 'result', String(M), '1', '--placings', '[[1],[2],[3]]', '--dividends', '{"exacta": 30.0}']);
   assert.deepEqual({ ...result, settlement: undefined }, {
-    meeting_id: M, race_number: 1, status: 'final', previous_status: 'closed', version: 1, amended: false,
+    meeting_id: M, race_number: 1, status: 'final', previous_status: 'closed', version: 1, amended: false, changed: true,
     placings: [[1], [2], [3]], dividends: { exacta: [{ dividend: '30' }] }, settlement: undefined,
   });
   assert.deepEqual(result.settlement, { jobs: 1, bets_seen: 2, bets_changed: 2, calls_queued: 2, problems: [] });

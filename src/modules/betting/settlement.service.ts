@@ -149,7 +149,7 @@ export function createSettlementService(deps: SettlementDeps) {
     /** Records a race's result (docs/settlement.md) and, when final, settles its bets now. */
     async resultRace(meetingId: number, raceNumber: number, input: ResultInput) {
       const result = await deps.catalogue.recordResult(meetingId, raceNumber, input);
-      const settlement = result.status === 'final' ? await runPending() : null;
+      const settlement = result.status === 'final' && result.changed ? await runPending() : null;
       return { ...result, settlement };
     },
 

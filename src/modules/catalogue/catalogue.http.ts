@@ -93,7 +93,9 @@ const DividendsOut = Type.Record(Type.String(), Type.Array(Type.Object({ runners
 const Recorded = Type.Object({
   meeting_id: Type.Integer(), race_number: Type.Integer(), status: Type.String({ description: 'interim or final' }),
   previous_status: Type.String(), version: Type.Integer({ description: 'Every result recorded is a new version' }),
-  amended: Type.Boolean({ description: 'A final result replacing an earlier final one' }), placings: Type.Array(Type.Array(Type.Integer())),
+  amended: Type.Boolean({ description: 'A final result replacing an earlier final one' }),
+  changed: Type.Boolean({ description: 'false: the latest result is this one already (a repeated request): nothing recorded or settled' }),
+  placings: Type.Array(Type.Array(Type.Integer())),
   dividends: DividendsOut,
   settlement: Type.Null({ description: 'Always null: the race\'s bets are settled in the background (race show, bet show)' }),
 });
@@ -200,14 +202,14 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
   app.post(`${race}/result`, {
     onRequest,
     schema: {
-      ...base, summary: 'Record a race\'s result: final (202, its bets settled in the background; on a final race, an amendment) or interim (200)',
+      ...base, summary: 'Record a race\'s result: final (202, its bets settled in the background; on a final race, an amendment) or interim (200); the latest result again changes nothing (200, changed: false)',
       params: RaceParams, body: ResultBody,
       response: { 200: Recorded, 202: Recorded, ...problemResponses(400, 401, 403, 404, 409) },
     },
   }, async (request, reply) => {
     const { meeting_id, race_number } = keyOf(request.params);
     const recorded = await service.recordResult(meeting_id, race_number, request.body as ResultInput);
-    if (recorded.status !== 'final') return { ...recorded, settlement: null };
+    if (recorded.status !== 'final' || !recorded.changed) return { ...recorded, settlement: null };
     // The race is queued in the result's transaction; settle it now without holding the answer.
     // Should this fail, serve's settlement worker takes the race up at its next poll.
     options.settle?.().catch((error: unknown) => request.log.error({ err: error }, 'settling after a result failed; the settlement worker retries it'));

@@ -226,7 +226,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
     async recordResult(meetingId: number, raceNumber: number, input: ResultInput, options: { tx?: Queryable } = {}) {
       const run = async (tx: Queryable) => {
         const recorded = await recordResult(tx, await lockedRace(tx, meetingId, raceNumber), input, clock());
-        if (recorded.status === 'final') await changed(tx, { meetingId, raceNumber, cause: recorded.amended ? 'amendment' : 'result' });
+        if (recorded.status === 'final' && recorded.changed) await changed(tx, { meetingId, raceNumber, cause: recorded.amended ? 'amendment' : 'result' });
         return recorded;
       };
       return options.tx ? run(options.tx) : withTransaction(db, run);

@@ -58,7 +58,7 @@ test('an interim result is 200 and settles nothing; a final one is 202 and is se
   const interim = await call('POST', `${race(1)}/result`, admin, { placings: [[2], [1]], interim: true });
   assert.equal(interim.statusCode, 200, interim.body);
   assert.deepEqual(interim.json(), {
-    meeting_id: M, race_number: 1, status: 'interim', previous_status: 'closed', version: 1, amended: false, placings: [[2], [1]], dividends: {}, settlement: null,
+    meeting_id: M, race_number: 1, status: 'interim', previous_status: 'closed', version: 1, amended: false, changed: true, placings: [[2], [1]], dividends: {}, settlement: null,
   });
   assert.equal((await ctx.db.pool.query('SELECT 1 FROM settlement_jobs')).rows.length, 0);
 
@@ -74,8 +74,15 @@ test('an interim result is 200 and settles nothing; a final one is 202 and is se
     meeting_id: M, race_number: 1, version: 2, final: true, placings: [[2], [1, 3]], recorded_at: undefined,
     dividends: { exacta: [{ runners: [2, 1], dividend: '12.5' }, { runners: [2, 3], dividend: '14' }] },
   });
+  // The same result again (its answer lost, the request retried; a dead heat written in another
+  // order) records nothing and settles nothing: it is no amendment.
+  const again = await call('POST', `${race(1)}/result`, admin, { placings: [[2], [3, 1]], dividends: { exacta: [{ runners: [2, 1], dividend: 12.5 }, { runners: [2, 3], dividend: 14 }] } });
+  assert.equal(again.statusCode, 200, again.body);
+  assert.deepEqual([again.json().version, again.json().amended, again.json().changed, again.json().settlement], [2, false, false, null]);
+  assert.equal((await ctx.db.pool.query('SELECT 1 FROM race_results WHERE meeting_id = $1 AND race_number = 1', [M])).rows.length, 2);
+  assert.deepEqual(await settledJobs(1), ['result']);
   const amended = await call('POST', `${race(1)}/result`, admin, { placings: [[1], [2]] });
-  assert.deepEqual([amended.statusCode, amended.json().amended, amended.json().version], [202, true, 3]);
+  assert.deepEqual([amended.statusCode, amended.json().amended, amended.json().changed, amended.json().version], [202, true, true, 3]);
   assert.deepEqual(await settledJobs(1), ['result', 'amendment']);
 });
 

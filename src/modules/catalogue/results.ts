@@ -28,6 +28,8 @@ export interface RecordedResult {
   version: number;
   /** A final result replacing an earlier final one (a protest upheld). */
   amended: boolean;
+  /** false: the race's latest result is this one already (a repeated request): nothing recorded, nothing to settle. */
+  changed: boolean;
   placings: number[][];
   dividends: Dividends;
 }
@@ -37,7 +39,7 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const meetingId = Number(race.meeting_id);
   const where = `race ${race.race_number} of meeting ${meetingId}`;
   const from = race.status as RaceStatus;
-  const to = input.interim ? 'interim' : 'final';
+  const to = input.interim ? 'interim' as const : 'final' as const;
   // The extensions of every race_status_conflict (docs/errors.md), as a refused status move has them.
   const extensions = { current_status: from, requested_status: to, allowed: nextStatuses(from) };
   if (from === 'final' && to === 'interim') {
@@ -63,9 +65,25 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   const rule = { products: race.products, placesPaid: paid, starters, shortField: input.short_field === true };
   const unfilled = to === 'final' ? unfilledPositions(placings, dividends, rule) : undefined;
   if (unfilled) throw new AppError('validation_failed', `${where}: ${unfilled}`, { extensions: { errors: [{ field: 'placings', message: unfilled }] } });
+  const recorded = { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, placings, dividends };
+  // The same result again (a request retried after its answer was lost) is not an amendment.
+  const latest = from === to ? await q.latestResult(tx, meetingId, race.race_number) : undefined;
+  if (latest && sameResult(latest, placings, dividends)) return { ...recorded, version: latest.version, amended: false, changed: false };
   const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now }, paid);
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
-  return { meeting_id: meetingId, race_number: race.race_number, status: to, previous_status: from, version, amended: from === 'final', placings, dividends };
+  return { ...recorded, version, amended: from === 'final', changed: true };
+}
+
+/** Text of a value with object keys sorted and each dead heat's runners in order: equal results, equal texts. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v)
+    ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+    : v));
+}
+
+function sameResult(latest: q.ResultRow, placings: number[][], dividends: Dividends): boolean {
+  const sorted = (p: number[][]) => p.map((group) => [...group].sort((a, b) => a - b));
+  return canonical(sorted(latest.placings)) === canonical(sorted(placings)) && canonical(latest.dividends) === canonical(dividends);
 }
 
 /** How a result is shown (`race show`, GET …/result): the latest version, interim or final. */
