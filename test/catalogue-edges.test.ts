@@ -111,6 +111,20 @@ test('a name or venue holding half of a surrogate pair is refused, not stored as
     /record 1: venue must not contain half of a surrogate pair/);
 });
 
+test('a name or venue people could not read as sent is refused: nothing visible, a C1 control, a line separator, a direction override', async () => {
+  const c = services.catalogue;
+  const named = (name: string) => meeting(910006, [{ ...raceOf(1, ['win']), runners: [{ number: 1, name, win: 3 }] }]);
+  for (const name of ['\u200b', 'Next\u0085Line', 'Two\u2028Lines', 'Paid \u202eknaB', 'Isolated \u2066x\u2069']) {
+    await rejects(c.importCatalog(named(name)), 'validation_failed', /name is required: 1 to 100 characters, at least one visible character/);
+    await rejects(c.importCatalog(meeting(910006, [raceOf(1, ['win'])], { venue: name })), 'validation_failed', /venue is required: 1 to 200 characters/);
+  }
+  assert.equal((await db.pool.query('SELECT 1 FROM meetings WHERE meeting_id = 910006')).rows.length, 0, 'nothing imported');
+  await c.importCatalog(named('Ça Plane Pour Moi – №1 🐎'));
+  const { toMeetings } = await import('../src/modules/catalogue/catalogue-file.ts');
+  assert.throws(() => toMeetings([{ meeting_id: 1, date: '2024-05-01', venue: '\u200b\u200b', jurisdiction: 'NSW', code: 'T' }]),
+    /record 1: venue must show something: at least one visible character/);
+});
+
 test('a {"meetings": [...]} file with another key beside meetings is refused whole, naming it: a misplaced "pools" is never ignored', async () => {
   const c = services.catalogue;
   await c.importCatalog(meeting(910005, [1, 2].map((n) => raceOf(n, ['win'])), { pools: [{ product: 'dailydouble', races: [1, 2] }] }));

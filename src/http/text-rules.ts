@@ -15,6 +15,15 @@ const MAX_REPORTED = 10;
 export const unstorable = (text: string): boolean => /[\u0000\p{Cs}]/u.test(text);
 
 /**
+ * A name people read (a venue, a runner) in reports, answers and the back-office: no control
+ * character (C0, DEL, C1), line or paragraph separator, or bidirectional override or isolate
+ * (they reorder how the text around them is shown), storable, with something visible in it.
+ */
+export const SHOWABLE_RULE = 'at least one visible character, and no control characters, line separators, text-direction overrides or unpaired surrogates';
+export const showable = (text: string): boolean =>
+  !/[\p{Cc}\p{Zl}\p{Zp}\u202a-\u202e\u2066-\u2069\p{Cs}]/u.test(text) && /[\p{L}\p{N}\p{P}\p{S}]/u.test(text);
+
+/**
  * Characters as a person counts them, and as the API's schemas count `maxLength`: code points, so
  * an emoji (two UTF-16 units) is one.
  */

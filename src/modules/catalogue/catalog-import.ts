@@ -3,7 +3,7 @@
 // (docs/catalogue.md). Pure: the whole file is checked and every problem collected (the first
 // MAX_LISTED are listed) before anything is written.
 import { AppError } from '../../errors.ts';
-import { characters } from '../../http/text-rules.ts';
+import { characters, showable, SHOWABLE_RULE } from '../../http/text-rules.ts';
 import {
   checkPoolRaces, MAX_RUNNER_NUMBER, parseDeduction, parsePrice, parseProducts, POOL_PRODUCTS,
   type PoolProduct, type RaceProduct,
@@ -48,7 +48,6 @@ const MEETING_KEYS = new Set(['meeting_id', 'date', 'venue', 'jurisdiction', 'co
 const RACE_KEYS = new Set(['race_number', 'start_time', 'products', 'runners']);
 const RUNNER_KEYS = new Set(['number', 'name', 'scratched', 'win', 'place', 'win_deduction', 'place_deduction']);
 // Code points (an emoji is one); half of a surrogate pair would be stored as U+FFFD, another name.
-const NAME = /^[^\u0000-\u001f\u007f\p{Cs}]{1,100}$/u;
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -77,7 +76,7 @@ function runner(p: Collector, at: string, r: unknown): CatalogRunner | undefined
   const number = typeof r.number === 'number' ? positiveInteger(r.number, MAX_RUNNER_NUMBER) : undefined;
   if (number === undefined) p.add(`${at}number`, `must be an integer from 1 to ${MAX_RUNNER_NUMBER}`);
   const name = typeof r.name === 'string' ? r.name.trim() : '';
-  if (!NAME.test(name)) p.add(`${at}name`, 'is required: 1 to 100 characters, no control characters or unpaired surrogates');
+  if (!name || characters(name) > 100 || !showable(name)) p.add(`${at}name`, `is required: 1 to 100 characters, ${SHOWABLE_RULE}`);
   if (r.scratched !== undefined && typeof r.scratched !== 'boolean') p.add(`${at}scratched`, 'must be true or false');
   const out: CatalogRunner = { number: number ?? 0, name };
   if (r.scratched === true) out.scratched = true;
@@ -147,9 +146,7 @@ function meetingFields(p: Collector, at: string, m: Obj) {
   const code = typeof m.code === 'string' ? m.code.trim().toUpperCase() : '';
   if (id === undefined) p.add(`${at}meeting_id`, 'must be a positive integer');
   if (!isDate(date)) p.add(`${at}date`, 'must be a date YYYY-MM-DD');
-  if (!venue || characters(venue) > 200 || /[\u0000-\u001f\u007f\p{Cs}]/u.test(venue)) {
-    p.add(`${at}venue`, 'is required (at most 200 characters, no control characters or unpaired surrogates)');
-  }
+  if (!venue || characters(venue) > 200 || !showable(venue)) p.add(`${at}venue`, `is required: 1 to 200 characters, ${SHOWABLE_RULE}`);
   if (!/^[A-Z0-9_-]{1,32}$/.test(jurisdiction)) p.add(`${at}jurisdiction`, 'must be a code such as NSW');
   if (!['T', 'H', 'G'].includes(code)) p.add(`${at}code`, 'must be T (thoroughbred), H (harness) or G (greyhound)');
   return { meeting_id: id ?? 0, date, venue, jurisdiction, code: code as CatalogMeeting['code'] };

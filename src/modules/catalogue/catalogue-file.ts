@@ -6,7 +6,7 @@
 //         race (meeting columns repeated) or one row per meeting without race columns.
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError } from '../../errors.ts';
-import { characters, unstorable } from '../../http/text-rules.ts';
+import { characters, showable, SHOWABLE_RULE, unstorable } from '../../http/text-rules.ts';
 import { isDate, MAX_RACE_NUMBER, parseInstant, positiveInteger, trimText } from '../../racing/values.ts';
 
 export interface MeetingInput {
@@ -46,6 +46,7 @@ export function toMeetings(records: Array<Record<string, unknown>>): MeetingInpu
     // refused here, and half of a surrogate pair (it would be stored as U+FFFD, another name).
     else if (/[\u0000-\u001f\u007f]/.test(venue)) errors.push(`${at}: venue must not contain control characters (such as U+0000)`);
     else if (unstorable(venue)) errors.push(`${at}: venue must not contain half of a surrogate pair (such as \\ud800 alone)`);
+    else if (!showable(venue)) errors.push(`${at}: venue must show something: ${SHOWABLE_RULE}`);
     if (!/^[A-Z0-9_-]{1,32}$/.test(jurisdiction)) errors.push(`${at}: jurisdiction must be a code such as NSW`);
     if (!CODES.has(code)) errors.push(`${at}: code must be T (thoroughbred), H (harness) or G (greyhound)`);
     const races: Array<{ race_number: unknown; start_time: unknown }> = Array.isArray(r.races) ? r.races
