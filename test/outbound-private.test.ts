@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { AppError } from '../src/errors.ts';
+import { walletBinding } from '../src/modules/wallet/config/wallet-config.service.ts';
 import { testServices } from './helpers/app.ts';
 import { TestJwks } from './helpers/jwks.ts';
 import { CLIENT, credit, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
@@ -25,10 +26,14 @@ after(async () => {
 const localhost = (url: string) => url.replace('127.0.0.1', 'localhost');
 const sentTo = (betId: string) => f.sandbox.requests().filter((r) => (r.body as { betId?: string } | undefined)?.betId === betId);
 
-/** Points the stored wallet configuration at `url`, as the tenant (false) or the platform (true) wrote it. */
+/**
+ * Points the stored wallet configuration at `url`, as the tenant (false) or the platform (true)
+ * wrote it: its secret sealed again for that URL, as every save seals it (wallet-config.service.ts).
+ */
 async function storedWallet(url: string, privateNetwork: boolean): Promise<void> {
-  await f.db.pool.query('UPDATE wallet_configs SET url = $2, private_network = $3, updated_at = clock_timestamp() WHERE tenant_id = $1',
-    [f.tenantId, url, privateNetwork]);
+  const secret = f.box.seal(CLIENT.clientSecret, walletBinding(f.tenantId, 'client_secret_enc', url));
+  await f.db.pool.query('UPDATE wallet_configs SET url = $2, private_network = $3, client_secret_enc = $4, updated_at = clock_timestamp() WHERE tenant_id = $1',
+    [f.tenantId, url, privateNetwork, secret]);
 }
 
 test('a wallet whose name now resolves to a private address is never called; the attempt says why (not where) and counts as not sent', async () => {
