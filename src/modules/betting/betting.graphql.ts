@@ -6,11 +6,11 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { GraphQLError } from 'graphql';
 import { AppError } from '../../errors.ts';
+import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
+import { endingWith, LiveConnection } from '../../http/live-connection.ts';
 import { whileActive, type BetUpdate } from './bet-updates.ts';
 import { frontendLimitsRule } from './limits.graphql.ts';
-import { endingWith, LiveConnection } from '../../http/live-connection.ts';
-import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
 import type { BettingService, BettingUser } from './betting.service.ts';
 import type { PlaceBetInput } from './placement.ts';
 
