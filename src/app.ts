@@ -132,6 +132,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // and logs a warning for every connection. Messages up to 1 MiB, as mercurius sets.
   await app.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users, connectionsPerUser: config.WAGERLINE_FRONTEND_CONNECTIONS_PER_USER });
-  await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry });
+  await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry,
+    connectionsPerClient: config.WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT });
   return app;
 }

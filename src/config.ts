@@ -116,6 +116,7 @@ export const SETTINGS = {
   WAGERLINE_WALLET_RESERVE_RETRIES: setting(integer(0, 10), 'How many more times a reserve with an unknown outcome (timeout, network error, 5xx) is asked again, same transactionId, while placement waits.', '2'),
   WAGERLINE_SETTLEMENT_BATCH: setting(integer(1, 100000), 'Bets settled per transaction when a race is settled.', '1000'),
   WAGERLINE_SETTLEMENT_POLL_MS: setting(integer(50, 600000), 'How often serve looks for races queued for settlement (results through the admin API, settlements a stopped process left half-way).', '1000'),
+  WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT: setting(integer(1, 10000), 'Live WebSocket connections (betUpdated) one back-office client may hold on /backoffice/query in one process; one more is refused at connection_init (4429 TOO_MANY_CONNECTIONS).', '20'),
   WAGERLINE_FRONTEND_CONNECTIONS_PER_USER: setting(integer(1, 10000), 'Live WebSocket connections (myBetUpdated) one frontend user of a tenant may hold on /graphql in one process; one more is refused at connection_init (4429 TOO_MANY_CONNECTIONS).', '20'),
   WAGERLINE_BACKOFFICE_INTROSPECTION: setting(oneOf('on', 'off'), 'Whether the back-office GraphQL endpoint answers introspection queries (__schema, __type).', 'off'),
   WAGERLINE_USER_TOKEN_CACHE_SECONDS: setting(integer(0, 60), 'How long a process reuses a user token whose RS256 signature it verified, without checking the signature again (jwt mode); exp and nbf are checked on every request, and a changed tenant set-auth drops it at once. 0: verify every request.', '60'),

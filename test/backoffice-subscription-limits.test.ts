@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import { createTestApp, type TestContext } from './helpers/app.ts';
 import { backofficeClient, BACKOFFICE, type BackofficeClient } from './helpers/backoffice.ts';
-import { checkDuplicateId, checkSubscriptionLimit, connect, rawSocket, type WsClient } from './helpers/graphql-ws.ts';
+import { checkDuplicateId, checkSubscriptionLimit, connect, rawSocket, refusal, type WsClient } from './helpers/graphql-ws.ts';
 import { until } from './wallet-fixtures.ts';
 
 let ctx: TestContext;
@@ -15,9 +15,11 @@ let client: BackofficeClient;
 let url: string;
 const sockets: WsClient[] = [];
 const SUBSCRIBE = 'subscription { betUpdated { bet_id status } }';
+/** WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT here (20 by default). */
+const PER_CLIENT = 3;
 
 before(async () => {
-  ctx = await createTestApp();
+  ctx = await createTestApp({ WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT: String(PER_CLIENT) });
   client = await backofficeClient(ctx);
   await ctx.app.listen({ host: '127.0.0.1', port: 0 });
   url = `ws://127.0.0.1:${(ctx.app.server.address() as AddressInfo).port}${BACKOFFICE}`;
@@ -52,4 +54,22 @@ test('a refused subscription\'s error carries its code, as every back-office err
   assert.deepEqual(refused!.payload.map((e: { extensions?: unknown }) => e.extensions), [{ code: 'FORBIDDEN', reason: 'tenant_not_granted' }]);
   assert.equal(subscribers(), before, 'nothing subscribed');
   await live.close();
+});
+
+test('a client holds at most WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT live connections: one more is closed with 4429, one closed frees its place', { timeout: 30_000 }, async () => {
+  const other = await backofficeClient(ctx);
+  const credentialsOf = (c: BackofficeClient) => ({ 'x-api-key': c.clientId, authorization: c.headers.authorization! });
+  const held = await Promise.all(Array.from({ length: PER_CLIENT }, () => connect(url, credentialsOf(other))));
+  sockets.push(...held);
+  assert.deepEqual(await refusal(url, credentialsOf(other)), { code: 4429, reason: `TOO_MANY_CONNECTIONS: ${PER_CLIENT} live connections for this client already` });
+  sockets.push(await connect(url, credentials())); // another client is not held back
+  await held[0]!.close();
+  await until('a place given back', async () => {
+    try {
+      sockets.push(await connect(url, credentialsOf(other)));
+      return true;
+    } catch {
+      return false;
+    }
+  });
 });

@@ -1,5 +1,5 @@
-// How many live WebSocket connections each frontend user holds in this process (docs/frontend.md,
-// "Live updates"). Every subscription listens on every bet change of the process, and a
+// How many live WebSocket connections each frontend user (docs/frontend.md, "Live updates") or
+// back-office client (docs/backoffice.md, "Subscriptions") holds in this process. Every subscription listens on every bet change of the process, and a
 // connection holds up to 10 of them: without a bound, one valid token could open thousands of
 // connections and make each bet change cost thousands of reads. A real frontend needs a few: a
 // connection per browser tab or app, on a few devices.
@@ -12,7 +12,8 @@ const CLOSING = 2;
 export class ConnectionsPerUser {
   private readonly live = new Map<string, number>();
 
-  constructor(private readonly max: number) {}
+  /** `holder`: who holds the connections, as the refusal names them ("user", "client"). */
+  constructor(private readonly max: number, private readonly holder = 'user') {}
 
   /**
    * Takes a place for a connection of (tenantId, userId) until its socket closes, however it
@@ -27,8 +28,8 @@ export class ConnectionsPerUser {
     const held = this.live.get(key) ?? 0;
     if (held >= this.max) {
       throw new AppError('too_many_connections',
-        `this user already holds ${this.max} live connections in this process; close one first (a connection carries up to 10 subscriptions)`,
-        { extensions: { reason: `${this.max} live connections for this user already` } });
+        `this ${this.holder} already holds ${this.max} live connections in this process; close one first (a connection carries up to 10 subscriptions)`,
+        { extensions: { reason: `${this.max} live connections for this ${this.holder} already` } });
     }
     this.live.set(key, held + 1);
     socket.once('close', () => {

@@ -23,6 +23,7 @@ import { checkSubscription, checkSubscriptionSource, isUpgrade, KEEP_ALIVE_MS, o
 import mercurius from 'mercurius';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { AppError } from '../../errors.ts';
+import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
 import { LiveConnection } from '../../http/live-connection.ts';
 import { BACKOFFICE_SCHEMA } from './backoffice.schema.ts';
 import type { BackofficeService, Caller } from './backoffice.service.ts';
@@ -38,6 +39,8 @@ export interface BackofficeGraphqlDeps {
   backoffice: BackofficeService;
   introspection: boolean;
   registry: Registry;
+  /** Live WebSocket connections one client may hold in this process (WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT). */
+  connectionsPerClient: number;
 }
 
 /** What one request did, gathered while it runs. */
@@ -150,6 +153,8 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
       observer.done(request, { status: reply.statusCode, seconds: reply.elapsedTime / 1000, log: (fields, message) => request.log.info(fields, message) });
     });
     const validationRules = [limitsRule(), ...(deps.introspection ? [] : [NoSchemaIntrospectionCustomRule])];
+    // A client reconnecting in a loop would otherwise pile up connections, each re-reading every update's bet.
+    const connections = new ConnectionsPerUser(deps.connectionsPerClient, 'client');
     await scope.register(mercurius, {
       schema: BACKOFFICE_SCHEMA,
       path: BACKOFFICE_PATH,
@@ -169,6 +174,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
           });
           // Subscriptions are operations on bets: the token is required at once.
           deps.backoffice.requireToken(caller);
+          connections.take(caller.client.tenant_id, caller.client.client_id, socket);
           upgrade?.log.info({ client_id: caller.client.client_id }, 'back-office subscription connected');
           // No expiry timer (null): a token expiring does not end a running subscription (docs/backoffice.md).
           return { caller, connection: new LiveConnection(socket, null) };
