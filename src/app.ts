@@ -78,8 +78,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     frameworkErrors: (error, request, reply) => sendProblem(reply.header('x-request-id', request.id), frameworkProblem(error)),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
+  // Once closing, every answer ends its connection: a request in flight at shutdown would
+  // otherwise leave its kept-alive connection open for keepAliveTimeout (72 s), and the server
+  // does not close until it is gone (closing reaps only the connections idle at that moment).
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) reply.header('connection', 'close');
   });
   // An upgrade answered over HTTP, with anything but 101 (an unknown path, a REST route, a refused
   // key): its socket was handed to the WebSocket server, so no idle timeout of the HTTP server
