@@ -82,7 +82,16 @@ export async function startServer(config: Config, log: Logger = createLogger(con
 }
 
 export function stopOnSignals(server: Server): void {
+  let stopping = false;
+  // Every signal is handled, not just the first: left without a listener, a second SIGINT or
+  // SIGTERM would kill the process mid-shutdown (Node's default), and one often comes — `npm
+  // start` relays Ctrl-C to serve, which the terminal already sent it. SIGKILL stops it at once.
   const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      server.app.log.info({ signal }, 'already shutting down');
+      return;
+    }
+    stopping = true;
     server.app.log.info({ signal }, 'shutting down');
     server.stop().then(
       () => process.exit(0),
@@ -92,8 +101,8 @@ export function stopOnSignals(server: Server): void {
       },
     );
   };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
 }
 
 /**

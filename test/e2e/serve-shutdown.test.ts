@@ -75,3 +75,11 @@ async function placeDuringShutdown(signals: NodeJS.Signals[]) {
 test('SIGTERM mid-placement: the placement finishes, its confirm is delivered, serve exits 0', { timeout: 60_000 }, async () => {
   await placeDuringShutdown(['SIGTERM']);
 });
+
+test('a second SIGINT during shutdown (npm start relays Ctrl-C) does not cut it short', { timeout: 60_000 }, async () => {
+  await placeDuringShutdown(['SIGINT', 'SIGINT']);
+});
+
+test('a second SIGTERM during shutdown does not cut it short', { timeout: 60_000 }, async () => {
+  await placeDuringShutdown(['SIGTERM', 'SIGTERM']);
+});
