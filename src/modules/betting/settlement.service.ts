@@ -119,8 +119,12 @@ export function createSettlementService(deps: SettlementDeps) {
     });
   }
 
-  async function runJob(jobId: string, summary: SettlementSummary): Promise<void> {
-    while (!(await runBatch(jobId, summary)));
+  /** Runs a job's batches until it is done, or until `stopped` (the job stays queued at its last batch). */
+  async function runJob(jobId: string, summary: SettlementSummary, stopped: () => boolean): Promise<void> {
+    for (;;) {
+      if (await runBatch(jobId, summary)) break;
+      if (stopped()) return;
+    }
     summary.jobs += 1;
   }
 
@@ -129,12 +133,15 @@ export function createSettlementService(deps: SettlementDeps) {
    * does not hold up the others: it stays queued at its last batch, and the failure is thrown once
    * the rest are settled (the worker logs it and tries again at its next poll).
    */
-  async function runPending(): Promise<SettlementSummary> {
+  async function runPending(stopped: () => boolean = () => false): Promise<SettlementSummary> {
     const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
     const failed = new Map<string, unknown>();
     const next = () => sq.pendingJobs(db, [...failed.keys()]);
-    for (let jobs = await next(); jobs.length; jobs = await next()) {
-      for (const jobId of jobs) await runJob(jobId, summary).catch((error: unknown) => failed.set(jobId, error));
+    for (let jobs = await next(); jobs.length && !stopped(); jobs = await next()) {
+      for (const jobId of jobs) {
+        if (stopped()) break;
+        await runJob(jobId, summary, stopped).catch((error: unknown) => failed.set(jobId, error));
+      }
     }
     if (summary.calls_queued >= REFRESH_AFTER_CALLS) await deps.wallet.refreshOutboxStatistics();
     if (failed.size) {
@@ -144,7 +151,7 @@ export function createSettlementService(deps: SettlementDeps) {
   }
 
   return {
-    runPending,
+    runPending: () => runPending(),
 
     /** Records a race's result (docs/settlement.md) and, when final, settles its bets now. */
     async resultRace(meetingId: number, raceNumber: number, input: ResultInput) {
@@ -157,9 +164,12 @@ export function createSettlementService(deps: SettlementDeps) {
     startWorker(options: { pollMs?: number } = {}) {
       let running = true;
       let wake: (() => void) | undefined;
+      // stop() ends it between two batches: serve's shutdown waits for one transaction, not for
+      // a backlog of races (what is left stays queued; the next process resumes it).
       const loop = (async () => {
         while (running) {
-          await runPending().catch((error: unknown) => deps.log?.('settlement failed; retrying', { err: String(error) }));
+          await runPending(() => !running).catch((error: unknown) => deps.log?.('settlement failed; retrying', { err: String(error) }));
+          if (!running) break; // a stop() meanwhile found no wake-up to call
           await new Promise<void>((resolve) => {
             wake = resolve;
             setTimeout(resolve, options.pollMs ?? 1000).unref();
