@@ -5,6 +5,19 @@ import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Queryable } from '../../../db/pool.ts';
 import { outboxStats } from '../controls/controls.queries.ts';
 
+type Stats = Awaited<ReturnType<typeof outboxStats>>;
+const STATS_WAIT_MS = 2000;
+const UNKNOWN: Stats = { depth: NaN, failed: NaN, oldest: null };
+
+/** The outbox statistics, or UNKNOWN when the query fails or takes longer than STATS_WAIT_MS. */
+function withinWait(query: Promise<Stats>): Promise<Stats> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<Stats>((resolve) => {
+    timer = setTimeout(() => resolve(UNKNOWN), STATS_WAIT_MS);
+  });
+  return Promise.race([query.catch(() => UNKNOWN), late]).finally(() => clearTimeout(timer));
+}
+
 export function createWalletMetrics(registry: Registry, db: Queryable, clock: () => Date = () => new Date()) {
   const existing = registry.getSingleMetric('wallet_calls_total') as Counter<'tenant' | 'operation' | 'outcome'> | undefined;
   if (existing) return { calls: existing, takes: registry.getSingleMetric('wallet_reserve_takes_total') as Counter<'how'> };
@@ -20,11 +33,13 @@ export function createWalletMetrics(registry: Registry, db: Queryable, clock: ()
     labelNames: ['tenant', 'operation', 'outcome'] as const,
     registers: [registry],
   });
-  let stats: Promise<Awaited<ReturnType<typeof outboxStats>>> | undefined;
+  let stats: Promise<Stats> | undefined;
   // One query per scrape for all three gauges: a scrape starts every collect() in the same tick,
-  // so they share the query in flight; the next scrape reads afresh.
+  // so they share the query in flight; the next scrape reads afresh. A database that fails or
+  // does not answer within STATS_WAIT_MS makes them NaN (never a made-up 0): a throwing collect()
+  // would fail the whole scrape, process metrics included, in the very outage they should show.
   const read = () => {
-    stats ??= outboxStats(db).finally(() => {
+    stats ??= withinWait(outboxStats(db)).finally(() => {
       stats = undefined;
     });
     return stats;
@@ -50,8 +65,9 @@ export function createWalletMetrics(registry: Registry, db: Queryable, clock: ()
     help: 'Age of the oldest wallet call not yet delivered (0 when none)',
     registers: [registry],
     async collect() {
-      const { oldest } = await read();
-      this.set(oldest ? Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) : 0);
+      const stats = await read();
+      const { oldest } = stats;
+      this.set(stats === UNKNOWN ? NaN : oldest ? Math.max(0, (clock().getTime() - oldest.getTime()) / 1000) : 0);
     },
   });
   return { calls, takes };
