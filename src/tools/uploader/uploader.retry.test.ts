@@ -180,3 +180,19 @@ test('a 200 that is not the service\'s answer (a proxy\'s page) is a rejected ba
   assert.match(summary.rejected[0]!.detail, /a 200 that is not the service's answer .*maintenance/);
   assert.equal(summary.created, 2, 'only the third batch counts');
 });
+
+test('an answer of an unexpected shape (errors or warnings not a list) is reported, and the run goes on to its summary', async () => {
+  script = [
+    { status: 400, body: { code: 'bad_request', detail: 'from a gateway', errors: 'not a list' } },
+    { status: 422, body: { errors: [null, 'text', { index: 0 }] } },
+    { status: 200, body: { created: 2, updated: 0, unchanged: 0, warnings: { code: 'odd' } } },
+  ];
+  const summary = await uploadBatches(batches(4), options());
+  assert.equal(uploads().length, 4);
+  assert.deepEqual(summary.rejected.map((r) => [r.race_number, r.status, r.errors]), [
+    [1, 400, []],
+    [2, 422, [{ index: 0, at: 'line 3' }]],
+  ]);
+  assert.equal(summary.created, 4);
+  assert.deepEqual(summary.warnings, []);
+});

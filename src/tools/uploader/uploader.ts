@@ -1,6 +1,7 @@
 // The upload client for operators: sends a file's batches to /public/uploadRace (V1) or
 // /public/uploadRaceV2 (V2), a few at a time, and sums up what the service answered. Used by
 // `wagerline upload` (docs/upload-client.md); it talks to the service over HTTP only.
+import { isObject } from '../../racing/values.ts';
 import { requestBody, type Batch } from './batches.ts';
 import { DEFAULT_POLICY, realHttp, sendWithRetry, type HttpDeps, type RetryPolicy } from './retry.ts';
 import { createTokenClient, TokenRefusedError, tokenEndpoint } from './token-client.ts';
@@ -50,10 +51,10 @@ interface ServiceAnswer {
   created?: number;
   updated?: number;
   unchanged?: number;
-  warnings?: Array<Record<string, unknown>>;
+  warnings?: unknown;
   code?: string;
   detail?: string;
-  errors?: Array<Record<string, unknown>>;
+  errors?: unknown;
 }
 
 function meetingOut(batch: Batch): number | string {
@@ -68,6 +69,14 @@ function parse(text: string): ServiceAnswer {
   } catch {
     return {};
   }
+}
+
+/**
+ * A list member of an answer, or none: a gateway's or proxy's body may hold anything under
+ * these names, and a run that threw on it would end without its summary of what was sent.
+ */
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
 }
 
 /** A 401 after a fresh token, or a 403, would fail every batch alike: the run stops. */
@@ -123,10 +132,10 @@ export async function uploadBatches(batches: Batch[], options: UploadOptions): P
       summary.created += answer.created ?? 0;
       summary.updated += answer.updated ?? 0;
       summary.unchanged += answer.unchanged ?? 0;
-      for (const w of answer.warnings ?? []) summary.warnings.push({ meeting_id: where.meeting_id, race_number: where.race_number, ...w });
+      for (const w of listOf(answer.warnings).filter(isObject)) summary.warnings.push({ meeting_id: where.meeting_id, race_number: where.race_number, ...w });
       return;
     }
-    const errors = (answer.errors ?? []).map((e) => (typeof e.index === 'number' && batch.at[e.index] ? { ...e, at: batch.at[e.index] } : e));
+    const errors = listOf(answer.errors).filter(isObject).map((e) => (typeof e.index === 'number' && batch.at[e.index] ? { ...e, at: batch.at[e.index] } : e));
     const detail = answer.detail ?? (text.slice(0, 300) || `HTTP ${status}`);
     summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: status >= 500 ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors });
     if (status === 401 || status === 403) throw new StopRun(`the service refused the client (${status} ${answer.code ?? ''}): ${detail}`);
