@@ -170,3 +170,9 @@ test('the same bet twice, in one race or in two, is refused with both places; as
   ]);
   assert.equal(readBets([row(1, 'a'), row(2, 'a', 2), row(1, 'b')].join('\n'), 'ndjson', 2).length, 3);
 });
+
+test('CSV: a bet\'s row is the line its record starts on, blank lines and multi-line cells counted (a rejected bet is found where it is)', () => {
+  const csv = 'meeting_id,race_number,id,exotics_selection\r\n1,1,a,\r\n\r\n1,1,b,"1,\r\n2"\r\n1,1,c,\r\n';
+  assert.deepEqual(readBets(csv, 'csv', 2).map((b) => b.at), ['row 2', 'row 4', 'row 6']);
+  assert.deepEqual(problems(() => readBets('meeting_id,race_number,id\n\n1,,x\n', 'csv', 2)), ['row 3: race_number is missing']);
+});

@@ -60,7 +60,6 @@ export function detectFormat(file: string, text: string): FileFormat {
   return 'csv';
 }
 
-
 /** A positive integer (JSON integer or digit string) as canonical digits, else undefined. */
 export function canonicalId(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return String(value);
@@ -196,15 +195,34 @@ function fromNdjson(text: string, version: 1 | 2, problems: string[]): FileBet[]
   return out;
 }
 
+// The line each CSV record starts on, from where records end (csv-parse's info.bytes): a record's
+// index is not its place once a blank line is skipped or a quoted cell holds a line break.
+function startLines(buf: Buffer, ends: number[]): number[] {
+  let line = 1;
+  let pos = 0;
+  const advance = (to: number) => {
+    for (; pos < to; pos++) if (buf[pos] === 0x0a || (buf[pos] === 0x0d && buf[pos + 1] !== 0x0a)) line++;
+  };
+  let previousEnd = 0;
+  return ends.map((end) => {
+    advance(previousEnd);
+    while (buf[pos] === 0x0a || buf[pos] === 0x0d) advance(pos + 1); // skipped blank lines
+    previousEnd = end;
+    return line;
+  });
+}
+
 function fromCsv(text: string, version: 1 | 2, problems: string[]): FileBet[] {
-  let records: string[][];
+  const source = Buffer.from(text.replace(/^\ufeff/, ''));
+  let parsed: Array<{ record: string[]; info: { bytes: number } }>;
   try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: false }) as string[][];
+    parsed = parseCsv(source, { skip_empty_lines: true, relax_column_count: false, info: true }) as unknown as typeof parsed;
   } catch (error) {
     problems.push(`not valid CSV: ${(error as Error).message}`);
     return [];
   }
-  const [header, ...rows] = records;
+  const lines = startLines(source, parsed.map((p) => p.info.bytes));
+  const [header, ...rows] = parsed.map((p) => p.record);
   if (!header) return [];
   const columns = header.map((h) => h.trim());
   const duplicate = columns.find((c, i) => columns.indexOf(c) !== i);
@@ -217,7 +235,7 @@ function fromCsv(text: string, version: 1 | 2, problems: string[]): FileBet[] {
       const cell = cells[j] ?? '';
       if (column && cell.trim() !== '') bet[column] = csvValue(column, cell);
     });
-    const b = toFileBet(bet, `row ${i + 2}`, version, problems);
+    const b = toFileBet(bet, `row ${lines[i + 1]}`, version, problems);
     if (b) out.push(b);
   });
   return out;
