@@ -171,6 +171,15 @@ test('the same bet twice, in one race or in two, is refused with both places; as
   assert.equal(readBets([row(1, 'a'), row(2, 'a', 2), row(1, 'b')].join('\n'), 'ndjson', 2).length, 3);
 });
 
+test('the same bet with its source in another case, with spaces or empty is still the same bet (the service trims, upper-cases and defaults it)', () => {
+  const row = (race: number, source?: string) => JSON.stringify({ meeting_id: 1, race_number: race, id: 'a', ...(source !== undefined && { source }) });
+  assert.deepEqual(problems(() => readBets([row(1, 'TAB'), row(2, ' tab\u00a0')].join('\n'), 'ndjson', 2)), [
+    'line 2: the same bet as line 1 (source, id and leg in race 1/1 and race 1/2); a file holds each bet once, in its latest state',
+  ]);
+  assert.equal(problems(() => readBets([row(1), row(2, '')].join('\n'), 'ndjson', 2)).length, 1);
+  assert.equal(readBets([row(1, 'TAB'), row(2, 'NSW')].join('\n'), 'ndjson', 2).length, 2);
+});
+
 test('CSV: a bet\'s row is the line its record starts on, blank lines and multi-line cells counted (a rejected bet is found where it is)', () => {
   const csv = 'meeting_id,race_number,id,exotics_selection\r\n1,1,a,\r\n\r\n1,1,b,"1,\r\n2"\r\n1,1,c,\r\n';
   assert.deepEqual(readBets(csv, 'csv', 2).map((b) => b.at), ['row 2', 'row 4', 'row 6']);

@@ -3,7 +3,7 @@
 // where in the file it came from, so a rejected bet can be found again. Every problem in the
 // file is collected before anything is sent: a file is either sendable as a whole or not at all.
 import { parse as parseCsv } from 'csv-parse/sync';
-import { decodeUtf8, isObject } from '../../racing/values.ts';
+import { decodeUtf8, isObject, trimText } from '../../racing/values.ts';
 
 export type FileFormat = 'json' | 'ndjson' | 'csv';
 
@@ -266,6 +266,16 @@ export function readBets(text: string, format: FileFormat, version: 1 | 2): File
 }
 
 /**
+ * A source as the service keys it: trimmed and upper-cased, a blank one not given (the client's
+ * single agency), so "TAB", " tab" and "Tab" are one bet there and must be one here too.
+ */
+function sourceKey(source: unknown): unknown {
+  if (typeof source !== 'string') return source ?? null;
+  const trimmed = trimText(source);
+  return trimmed === '' ? null : trimmed.toUpperCase();
+}
+
+/**
  * One bet (source, id, leg) twice in the file: in one race its two rows would go in one request
  * (refused) or in two sent at once; in two races, the service moves a bet to the race it was last
  * uploaded under (its key is not the race), and races are sent two at a time — whichever arrives
@@ -275,7 +285,7 @@ function repeatedBets(bets: FileBet[]): string[] {
   const seen = new Map<string, { at: string; race: string }>();
   const problems: string[] = [];
   for (const { meetingId, raceNumber, bet, at } of bets) {
-    const key = JSON.stringify([bet.source ?? null, bet.id ?? null, bet.leg ?? 1]);
+    const key = JSON.stringify([sourceKey(bet.source), bet.id ?? null, bet.leg ?? 1]);
     const race = `${meetingId}/${raceNumber}`;
     const first = seen.get(key);
     if (first === undefined) seen.set(key, { at, race });
