@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
+import { constants } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { MAX_BATCH, requestBody, toBatches } from './batches.ts';
-import { BetsFileError, detectFormat, readBets, type FileBet } from './read-bets.ts';
+import { BetsFileError, decodeBetsFile, detectFormat, readBets, type FileBet } from './read-bets.ts';
 import { backoffMs, DEFAULT_POLICY, retryAfterMs } from './retry.ts';
 import { basicCredentials, tokenEndpoint } from './token-client.ts';
 
@@ -184,4 +185,11 @@ test('CSV: a bet\'s row is the line its record starts on, blank lines and multi-
   const csv = 'meeting_id,race_number,id,exotics_selection\r\n1,1,a,\r\n\r\n1,1,b,"1,\r\n2"\r\n1,1,c,\r\n';
   assert.deepEqual(readBets(csv, 'csv', 2).map((b) => b.at), ['row 2', 'row 4', 'row 6']);
   assert.deepEqual(problems(() => readBets('meeting_id,race_number,id\n\n1,,x\n', 'csv', 2)), ['row 3: race_number is missing']);
+});
+
+test('a file longer than the longest string Node can hold is refused as too large, not as "not UTF-8" at its end', () => {
+  const huge = Buffer.allocUnsafe(constants.MAX_STRING_LENGTH + 1); // never filled: only its length is read
+  assert.deepEqual(problems(() => decodeBetsFile(huge)), [
+    `the file is ${huge.length} bytes: at most ${constants.MAX_STRING_LENGTH} can be read (the client reads a file whole, to group it by race); split it, e.g. by meeting or day`,
+  ]);
 });

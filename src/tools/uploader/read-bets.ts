@@ -2,6 +2,7 @@
 // each with the meeting and race it belongs to (spec 2.1: one meeting and race per request) and
 // where in the file it came from, so a rejected bet can be found again. Every problem in the
 // file is collected before anything is sent: a file is either sendable as a whole or not at all.
+import { constants } from 'node:buffer';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { decodeUtf8, isObject, trimText } from '../../racing/values.ts';
 
@@ -33,8 +34,11 @@ const TRUE = new Set(['true', '1', 'yes', 'y', 't']);
 const FALSE = new Set(['false', '0', 'no', 'n', 'f']);
 const NUMBER = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
 
-/** A bets file's bytes as text (decodeUtf8); a file that is not UTF-8 is refused, saying where. */
+/** A bets file's bytes as text (decodeUtf8); one that is not UTF-8 is refused, saying where, and one
+ * too long for a string too (its decoding fails: it would be called "not UTF-8" at its end). */
 export function decodeBetsFile(bytes: Uint8Array): string {
+  const max = constants.MAX_STRING_LENGTH;
+  if (bytes.length > max) throw new BetsFileError([`the file is ${bytes.length} bytes: at most ${max} can be read (the client reads a file whole, to group it by race); split it, e.g. by meeting or day`]);
   const decoded = decodeUtf8(bytes);
   if ('text' in decoded) return decoded.text;
   let line = 1;
@@ -173,6 +177,7 @@ function fromJsonValue(value: unknown, version: 1 | 2, problems: string[]): File
 
 function fromNdjson(text: string, version: 1 | 2, problems: string[]): FileBet[] {
   const out: FileBet[] = [];
+  const push = (bet: FileBet | undefined) => bet && out.push(bet);
   text.split('\n').forEach((line, i) => {
     if (!line.trim()) return;
     let value: unknown;
@@ -183,13 +188,9 @@ function fromNdjson(text: string, version: 1 | 2, problems: string[]): FileBet[]
       return;
     }
     if (isObject(value) && Array.isArray(value.bets)) {
-      value.bets.forEach((bet, j) => {
-        const b = toFileBet(bet, `line ${i + 1} bets[${j}]`, version, problems, value as Record<string, unknown>);
-        if (b) out.push(b);
-      });
+      value.bets.forEach((bet, j) => push(toFileBet(bet, `line ${i + 1} bets[${j}]`, version, problems, value as Record<string, unknown>)));
     } else {
-      const b = toFileBet(value, `line ${i + 1}`, version, problems);
-      if (b) out.push(b);
+      push(toFileBet(value, `line ${i + 1}`, version, problems));
     }
   });
   return out;
