@@ -158,3 +158,19 @@ test('bad arguments or file: exit 2, one line on stderr, nothing on stdout', asy
     assert.match(res.stderr, pattern);
   }
 });
+
+test('a CSV with races interleaved, a BOM, CRLF, a blank line and quoted commas: each bet stored once; a thousands separator rejects its race at its row', async () => {
+  const head = 'meeting_id,race_number,source,id,time,type,runner_number,exotics_selection,user_id,status,amount,price,payout,net_result';
+  const row = (race: number, id: string, amount = '10', type = 'win,4,,') => `4403,${race},TAB,${id},2024-05-01T13:45:12+10:00,${type}u-1,Paid,${amount},,0,${amount}`;
+  const lines = [head, row(1, 'x-1'), row(2, 'y-1'), '', row(1, 'x-2', '10', 'trifecta,,"1, 2, 3 (boxed)",'), row(2, 'y-2', '"1,000.50"'), row(1, 'x-3')];
+  const file = path.join(tmp, 'interleaved.csv');
+  writeFileSync(file, `\ufeff${lines.join('\r\n')}\r\n`);
+  const res = await runCli(['upload', '--file', file, '--api-url', base, '--auth-url', base], env());
+  assert.equal(res.code, 1, res.stderr);
+  const summary = res.json();
+  assert.deepEqual([summary.batches, summary.bets, summary.created], [2, 5, 3], JSON.stringify(summary));
+  assert.deepEqual(summary.rejected.map((r: { race_number: number; errors: Array<{ at: string; field: string }> }) =>
+    [r.race_number, r.errors[0]!.at, r.errors[0]!.field]), [[2, 'row 6', 'bets/1/amount']]);
+  assert.deepEqual((await stored(4403, 1)).map((b) => [b.id, b.exotics_selection ?? null]), [['x-1', null], ['x-2', '1,2,3(BOXED)'], ['x-3', null]]);
+  assert.equal((await stored(4403, 2)).length, 0);
+});
