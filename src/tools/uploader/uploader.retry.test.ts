@@ -196,3 +196,9 @@ test('an answer of an unexpected shape (errors or warnings not a list) is report
   assert.equal(summary.created, 4);
   assert.deepEqual(summary.warnings, []);
 });
+
+test('a rejection whose errors the service capped says how many more there are (errors_omitted)', async () => {
+  script = [{ status: 400, body: { code: 'validation_failed', detail: '57 invalid entries', errors: [{ index: 0, field: 'bets/0/amount' }], errors_omitted: 56 } }];
+  const summary = await uploadBatches(batches(1), options());
+  assert.deepEqual(summary.rejected.map((r) => [r.errors.length, r.errors_omitted]), [[1, 56]]);
+});

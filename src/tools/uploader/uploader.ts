@@ -29,6 +29,8 @@ export interface BatchRejection {
   detail: string;
   /** The service's per-bet errors, each with `at`: where that bet is in the file. */
   errors: Array<Record<string, unknown>>;
+  /** The service lists at most 50 errors: how many more it left out, when it did. */
+  errors_omitted?: number;
 }
 
 export interface UploadSummary {
@@ -55,6 +57,7 @@ interface ServiceAnswer {
   code?: string;
   detail?: string;
   errors?: unknown;
+  errors_omitted?: unknown;
 }
 
 function meetingOut(batch: Batch): number | string {
@@ -137,7 +140,8 @@ export async function uploadBatches(batches: Batch[], options: UploadOptions): P
     }
     const errors = listOf(answer.errors).filter(isObject).map((e) => (typeof e.index === 'number' && batch.at[e.index] ? { ...e, at: batch.at[e.index] } : e));
     const detail = answer.detail ?? (text.slice(0, 300) || `HTTP ${status}`);
-    summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: status >= 500 ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors });
+    const omitted = typeof answer.errors_omitted === 'number' ? { errors_omitted: answer.errors_omitted } : {};
+    summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: status >= 500 ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors, ...omitted });
     if (status === 401 || status === 403) throw new StopRun(`the service refused the client (${status} ${answer.code ?? ''}): ${detail}`);
   }
 
