@@ -6,14 +6,13 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
-import { bettingTenant } from '../helpers/betting-tenant.ts';
-import { cliEnv, startCli } from '../helpers/cli.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { TestJwks } from '../helpers/jwks.ts';
+import { bettingRig, type BettingRig } from '../helpers/betting-tenant.ts';
+import { startCli } from '../helpers/cli.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import type { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
-import { CLIENT, until } from '../wallet-fixtures.ts';
+import { until } from '../wallet-fixtures.ts';
 
 const MEETING = 880002;
 let db: TestDatabase;
@@ -21,24 +20,18 @@ let idp: TestJwks;
 let sandbox: WalletSandbox;
 let env: Record<string, string>;
 let tenantId: string;
+let rig: BettingRig;
 
 before(async () => {
-  db = await freshDatabase();
-  idp = await TestJwks.start();
   // Every wallet call waits 600 ms before it takes effect: time to kill the service mid-reserve.
-  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 600 });
-  env = cliEnv(db.url, {
+  rig = await bettingRig({ name: 'Crash E2E', meetingId: MEETING, venue: 'Caulfield', latencyMs: 600, settings: {
     WAGERLINE_WALLET_TIMEOUT_MS: '2000', WAGERLINE_WALLET_LEASE_MS: '3000', WAGERLINE_WALLET_POLL_MS: '200',
     WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000',
-  });
-  tenantId = await bettingTenant(env, { name: 'Crash E2E', meetingId: MEETING, venue: 'Caulfield', walletUrl: sandbox.url, idp });
+  } });
+  ({ db, idp, sandbox, env, tenantId } = rig);
 });
 
-after(async () => {
-  await sandbox.close();
-  await idp.close();
-  await db.drop();
-});
+after(() => rig.close());
 
 test('SIGKILL between reserve and confirm: after a restart no money stays held and the bet is rejected', { timeout: 60_000 }, async () => {
   const userId = randomUUID();

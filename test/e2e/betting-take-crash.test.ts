@@ -7,15 +7,14 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 import { lockWaited } from '../betting-fixture.ts';
-import { bettingTenant } from '../helpers/betting-tenant.ts';
-import { cliEnv, startCli } from '../helpers/cli.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { TestJwks } from '../helpers/jwks.ts';
+import { bettingRig, type BettingRig } from '../helpers/betting-tenant.ts';
+import { startCli } from '../helpers/cli.ts';
+import type { TestDatabase } from '../helpers/db.ts';
+import type { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
-import { CLIENT, until } from '../wallet-fixtures.ts';
+import { until } from '../wallet-fixtures.ts';
 
 const MEETING = 880003;
 let db: TestDatabase;
@@ -23,26 +22,20 @@ let idp: TestJwks;
 let sandbox: WalletSandbox;
 let env: Record<string, string>;
 let tenantId: string;
+let rig: BettingRig;
 
 before(async () => {
-  db = await freshDatabase();
-  idp = await TestJwks.start();
-  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 0 });
   // Short settings: a 3 s lease, and a bet read as interrupted 5 s after it was placed (timeout ×
   // (retries + 1) + placement window + lease). The take would wait 20 s for the race: the kill
   // comes while it waits, not after it gave up.
-  env = cliEnv(db.url, {
+  rig = await bettingRig({ name: 'Take Crash E2E', meetingId: MEETING, venue: 'Flemington', latencyMs: 0, settings: {
     WAGERLINE_WALLET_TIMEOUT_MS: '1000', WAGERLINE_WALLET_RESERVE_RETRIES: '0', WAGERLINE_WALLET_LEASE_MS: '3000',
     WAGERLINE_WALLET_POLL_MS: '200', WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000', WAGERLINE_PLACEMENT_LOCK_TIMEOUT_MS: '20000',
-  });
-  tenantId = await bettingTenant(env, { name: 'Take Crash E2E', meetingId: MEETING, venue: 'Flemington', walletUrl: sandbox.url, idp });
+  } });
+  ({ db, idp, sandbox, env, tenantId } = rig);
 });
 
-after(async () => {
-  await sandbox.close();
-  await idp.close();
-  await db.drop();
-});
+after(() => rig.close());
 
 async function graphql(url: string, userId: string, query: string, variables?: unknown) {
   return fetch(`${url}/graphql`, {

@@ -5,39 +5,30 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
-import { bettingTenant } from '../helpers/betting-tenant.ts';
-import { cliEnv, startCli } from '../helpers/cli.ts';
-import { freshDatabase, type TestDatabase } from '../helpers/db.ts';
-import { TestJwks } from '../helpers/jwks.ts';
+import { bettingRig, type BettingRig } from '../helpers/betting-tenant.ts';
+import { startCli } from '../helpers/cli.ts';
+import type { TestJwks } from '../helpers/jwks.ts';
 import { freePort } from '../helpers/net.ts';
-import { CLIENT, until } from '../wallet-fixtures.ts';
+import { until } from '../wallet-fixtures.ts';
 
 const MEETING = 880077;
-let db: TestDatabase;
 let idp: TestJwks;
 let sandbox: WalletSandbox;
 let env: Record<string, string>;
 let tenantId: string;
+let rig: BettingRig;
 
 before(async () => {
-  db = await freshDatabase();
-  idp = await TestJwks.start();
   // Every wallet call takes 800 ms: time to signal serve while the reserve is with the wallet.
-  sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: 800 });
-  env = cliEnv(db.url, {
+  rig = await bettingRig({ name: 'Shutdown E2E', meetingId: MEETING, venue: 'Sandown', latencyMs: 800, settings: {
     WAGERLINE_WALLET_TIMEOUT_MS: '3000', WAGERLINE_WALLET_LEASE_MS: '4000', WAGERLINE_WALLET_POLL_MS: '200',
     WAGERLINE_WALLET_PLACEMENT_WINDOW_MS: '1000', LOG_LEVEL: 'info',
-  });
-  tenantId = await bettingTenant(env, { name: 'Shutdown E2E', meetingId: MEETING, venue: 'Sandown', walletUrl: sandbox.url, idp });
+  } });
+  ({ idp, sandbox, env, tenantId } = rig);
 });
 
-after(async () => {
-  await sandbox.close();
-  await idp.close();
-  await db.drop();
-});
+after(() => rig.close());
 
 async function placeDuringShutdown(signals: NodeJS.Signals[]) {
   const userId = randomUUID();

@@ -4,9 +4,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { startWalletSandbox } from '../../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 import { CLIENT } from '../wallet-fixtures.ts';
-import { runCli } from './cli.ts';
-import type { TestJwks } from './jwks.ts';
+import { cliEnv, runCli } from './cli.ts';
+import { freshDatabase, type TestDatabase } from './db.ts';
+import { TestJwks } from './jwks.ts';
 
 export async function bettingTenant(env: Record<string, string>, o: { name: string; meetingId: number; venue: string; walletUrl: string; idp: TestJwks }): Promise<string> {
   const cli = async (args: string[]) => {
@@ -25,4 +28,32 @@ export async function bettingTenant(env: Record<string, string>, o: { name: stri
   }));
   await cli(['catalog', 'import', file]);
   return tenantId;
+}
+
+/** What an end-to-end betting test runs against: a fresh database, an identity provider, a sandbox wallet and a tenant on them. */
+export interface BettingRig {
+  db: TestDatabase;
+  idp: TestJwks;
+  sandbox: WalletSandbox;
+  /** The CLI's (and `serve`'s) environment: the database and `settings`. */
+  env: Record<string, string>;
+  tenantId: string;
+  close(): Promise<void>;
+}
+
+/** A BettingRig whose wallet answers every call after `latencyMs`. */
+export async function bettingRig(o: { name: string; meetingId: number; venue: string; latencyMs: number; settings: Record<string, string> }): Promise<BettingRig> {
+  const db = await freshDatabase();
+  const idp = await TestJwks.start();
+  const sandbox = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT }, latencyMs: o.latencyMs });
+  const env = cliEnv(db.url, o.settings);
+  const tenantId = await bettingTenant(env, { name: o.name, meetingId: o.meetingId, venue: o.venue, walletUrl: sandbox.url, idp });
+  return {
+    db, idp, sandbox, env, tenantId,
+    close: async () => {
+      await sandbox.close();
+      await idp.close();
+      await db.drop();
+    },
+  };
 }
