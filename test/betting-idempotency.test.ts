@@ -76,3 +76,26 @@ test('a key holding an unpaired surrogate is refused: stored, it would become U+
   }
   assert.equal((await f.services.betting.placeBet(user, body('k😀', 0))).status, 'ACCEPTED');
 });
+
+test('a replay listing the runners of a position in another order is the same bet: answered with it, never reserved again', async () => {
+  await f.services.catalogue.importCatalog({
+    meeting_id: MEETING + 1, date: new Date().toISOString().slice(0, 10), venue: 'Caulfield', jurisdiction: 'VIC', code: 'T',
+    races: [{ race_number: 1, start_time: new Date(Date.now() + 3600_000).toISOString(), products: ['exacta'],
+      runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}` })) }],
+  });
+  const user = f.user(randomUUID());
+  const exacta = (selections: number[][], boxed = false) => ({
+    idempotencyKey: `order-${boxed}`, type: 'EXACTA', boxed, stake: 6, legs: [{ meetingId: MEETING + 1, raceNumber: 1, selections }],
+  });
+  for (const [first, again, boxed] of [[[[1, 2, 3]], [[3, 1, 2]], true], [[[4], [1, 2, 3]], [[4], [3, 2, 1]], false]] as const) {
+    const placed = await f.services.betting.placeBet(user, exacta(first.map((p) => [...p]), boxed));
+    const replayed = await f.services.betting.placeBet(user, exacta(again.map((p) => [...p]), boxed));
+    assert.deepEqual([replayed.id, replayed.status, replayed.legs[0]!.selections], [placed.id, 'ACCEPTED', first], 'the first bet, as placed');
+    assert.equal(f.sandbox.requests().filter((r) => r.op === 'reserve' && (r.body as { betId?: string }).betId === placed.id).length, 1);
+  }
+  // The positions themselves are not a set: the runners moved to another position are another bet.
+  await assert.rejects(f.services.betting.placeBet(user, exacta([[1, 2, 3], [4]])),
+    (e: unknown) => e instanceof AppError && e.code === 'idempotency_conflict');
+  const { rows } = await f.db.pool.query('SELECT 1 FROM bets WHERE tenant_id = $1 AND user_id = $2', [f.tenantId, user.userId]);
+  assert.equal(rows.length, 2, 'one bet a key');
+});

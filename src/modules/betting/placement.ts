@@ -87,10 +87,15 @@ export function checkInput(input: PlaceBetInput): { kind: BetKind; stakeCents: b
   return { kind, stakeCents: stake };
 }
 
-/** A digest of the request as the user meant it: a replay with another body is refused. */
+/**
+ * A digest of the request as the user meant it: a replay with another body is refused. The runners
+ * of one position (or leg) are a set, so they are hashed in order: a frontend that rebuilds the
+ * request from the runners picked may list them otherwise, and its retry is still the same bet.
+ * Numbers need no care: 1 and 1.0 are one JSON number. Positions and legs keep their order.
+ */
 export function requestHash(input: PlaceBetInput): string {
   const canonical = JSON.stringify([input.type, input.stake, input.boxed === true, input.bonus === true,
-    input.legs.map((l) => [l.meetingId, l.raceNumber, l.selections, l.price ?? null])]);
+    input.legs.map((l) => [l.meetingId, l.raceNumber, l.selections.map((runners) => [...runners].sort((a, b) => a - b)), l.price ?? null])]);
   return createHash('sha256').update(canonical).digest('hex');
 }
 
