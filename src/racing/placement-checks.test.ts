@@ -41,6 +41,8 @@ test('refused, each for its own reason', () => {
     ['no win price', checkPlacement('WIN', [leg(5, [[1]], 3.5)], [race(5, { runners: [runner(1, null)] })], []), 'product_not_offered', /no win price/],
     ['multi on one race twice', checkPlacement('MULTI', [leg(5, [[1]], 3.5), leg(5, [[2]], 5)], [race(5), race(5)], []), 'invalid_selection', /each race once/],
     ['quaddie off the pool', checkPlacement('QUADDIE', [4, 5, 6, 7].map((r) => leg(r, [[1]])), [4, 5, 6, 7].map((r) => race(r)), pools), 'product_not_offered', /no quaddie pool on races 4,5,6,7/],
+    ['quaddie leg on another meeting', checkPlacement('QUADDIE', [5, 6, 7, 8].map((r) => ({ ...leg(r, [[1]]), ...(r === 7 && { meetingId: 900002 }) })),
+      [5, 6, 7, 8].map((r) => race(r)), pools), 'product_not_offered', /legs\[2\] is on meeting 900002, legs\[0\] on meeting 900001: a QUADDIE's legs are races of one meeting/],
     ['daily double out of order', checkPlacement('DAILY_DOUBLE', [leg(8, [[1]]), leg(7, [[1]])], [race(8), race(7)], pools), 'product_not_offered', /in order/],
     ['later leg closed', checkPlacement('MULTI', [leg(5, [[1]], 3.5), leg(6, [[2]], 5)], [race(5), race(6, { status: 'abandoned' })], []), 'race_not_open', /legs\[1\]/],
   ];

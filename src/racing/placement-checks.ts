@@ -85,8 +85,13 @@ function refuseLegRaces(kind: BetKind, legs: LegInput[], pools: PoolState[]): Ch
   if (kind !== 'QUADDIE' && kind !== 'DAILY_DOUBLE') return undefined;
   const product = KIND_RULES[kind].product;
   const meeting = legs[0]!.meetingId;
+  // Pools are a meeting's: a leg elsewhere is named, not read as a pool the meeting lacks.
+  const away = legs.findIndex((l) => l.meetingId !== meeting);
+  if (away >= 0) {
+    return refuse('product_not_offered', `legs[${away}] is on meeting ${legs[away]!.meetingId}, legs[0] on meeting ${meeting}: a ${kind}'s legs are races of one meeting, the races of its ${product} pool`);
+  }
   const races = legs.map((l) => l.raceNumber).join(',');
-  if (legs.some((l) => l.meetingId !== meeting) || !pools.some((p) => p.product === product && p.races.join(',') === races)) {
+  if (!pools.some((p) => p.product === product && p.races.join(',') === races)) {
     return refuse('product_not_offered', `no ${product} pool on races ${races} of meeting ${meeting}: its legs must be the pool's races, in order`);
   }
   return undefined;
