@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { acceptStake, atLeast, decimal, formatOdds, multiply, parseStake, payoutCents, percentageUnits, stakeForPayout } from './stakes.ts';
+import { acceptStake, atLeast, decimal, formatOdds, multiply, parseStake, payoutCents, payoutMultiple, percentageUnits, stakeForPayout } from './stakes.ts';
 
 test('stakes: positive whole cents only', () => {
   assert.equal(parseStake(10), 1000n);
@@ -54,4 +54,14 @@ test('property: an accepted stake never pays more than the payout limit, and one
       if (acceptedCents < stake) assert.ok((acceptedCents + 1n) * priceUnits > maxPayout * 100n);
       assert.equal(stakeForPayout(maxPayout, odds), acceptedCents < stake ? acceptedCents : stakeForPayout(maxPayout, odds));
     }));
+});
+
+test('a bonus bet is weighed by its winnings (odds − 1): what settlement pays it; one at 1.00 pays nothing, so no payout limit binds', () => {
+  const none = { maxStake: null, maxPayout: null, maxRunnerLiability: null };
+  assert.equal(formatOdds(payoutMultiple(decimal('3.5')!, true)), '2.5');
+  assert.deepEqual(payoutMultiple(decimal('3.5')!, false), decimal('3.5'));
+  assert.equal(payoutCents(1001n, payoutMultiple(decimal('3.33')!, true)), payoutCents(1001n, decimal('3.33')!) - 1001n, 'the return less the stake');
+  assert.deepEqual(acceptStake(2000n, { ...none, maxPayout: 2500n }, payoutMultiple(decimal('3')!, true), null), { acceptedCents: 1250n, limit: 'max_payout' });
+  assert.deepEqual(acceptStake(2000n, { ...none, maxPayout: 2500n, maxRunnerLiability: 0n }, payoutMultiple(decimal('1')!, true), 500n),
+    { acceptedCents: 2000n, limit: null });
 });

@@ -45,6 +45,15 @@ export function atLeast(a: Decimal, b: Decimal): boolean {
   return a.units * 10n ** BigInt(places - a.places) >= b.units * 10n ** BigInt(places - b.places);
 }
 
+/**
+ * What a winning bet pays per unit of stake: its odds (stake back with the winnings), or for a
+ * bonus bet its odds less 1 (the winnings only: docs/settlement.md, Bonus bets). The payout limits
+ * and a runner's liability weigh a bet by this, so a bonus bet counts what it can really pay.
+ */
+export function payoutMultiple(odds: Decimal, bonus: boolean): Decimal {
+  return bonus ? { units: odds.units - 10n ** BigInt(odds.places), places: odds.places } : odds;
+}
+
 /** stake × odds, rounded down to the cent. */
 export function payoutCents(stakeCents: bigint, odds: Decimal): bigint {
   return (stakeCents * odds.units) / 10n ** BigInt(odds.places);
@@ -75,10 +84,12 @@ export interface Acceptance {
 }
 
 /**
- * How much of a stake the tenant's limits accept. Fixed-odds bets (with `odds`) are also bound by
- * the payout limit and, for single-runner bets, by what the runner may still lose the book.
+ * How much of a stake the tenant's limits accept. Fixed-odds bets (with `pays`, their
+ * payoutMultiple) are also bound by the payout limit and, for single-runner bets, by what the
+ * runner may still lose the book. A bet that pays nothing (a bonus bet at 1.00) meets neither.
  */
-export function acceptStake(stakeCents: bigint, limits: Limits, odds: Decimal | null, runnerLiabilityCents: bigint | null): Acceptance {
+export function acceptStake(stakeCents: bigint, limits: Limits, pays: Decimal | null, runnerLiabilityCents: bigint | null): Acceptance {
+  const odds = pays && pays.units > 0n ? pays : null;
   let accepted = stakeCents;
   let limit: LimitName | null = null;
   const cap = (amount: bigint, name: LimitName) => {

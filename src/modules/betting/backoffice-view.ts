@@ -5,7 +5,7 @@ import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { legDividend } from '../../racing/leg-dividend.ts';
 import { centsToDollars, parseDollars } from '../../racing/money.ts';
 import type { RaceFacts } from '../../racing/settle-facts.ts';
-import { decimal, payoutCents } from '../../racing/stakes.ts';
+import { decimal, payoutCents, payoutMultiple } from '../../racing/stakes.ts';
 import type { BetStatusName } from './bet-view.ts';
 import { INTERRUPTED, struckAt, type LegRow } from './betting.queries.ts';
 import type { HistoryRow, PageRow } from './backoffice.queries.ts';
@@ -73,7 +73,7 @@ function liability(row: PageRow, fixed: boolean): string | null {
   const accepted = row.accepted_stake === null ? undefined : parseDollars(row.accepted_stake);
   const odds = row.fixed_odds === null ? undefined : decimal(row.fixed_odds);
   if (accepted === undefined) return null;
-  return centsToDollars(odds ? payoutCents(accepted, odds) : 0n);
+  return centsToDollars(odds ? payoutCents(accepted, payoutMultiple(odds, row.bonus)) : 0n);
 }
 
 function metadataOf(row: PageRow): BackofficeMetadata {

@@ -10,7 +10,7 @@ import type { Move } from '../../racing/bet-ledger.ts';
 import { isOpen, isTaken, moveProblem } from '../../racing/bet-lifecycle.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, MAX_ACTION_CENTS, numberToDecimal, parseDollars } from '../../racing/money.ts';
-import { decimal, payoutCents } from '../../racing/stakes.ts';
+import { decimal, payoutCents, payoutMultiple } from '../../racing/stakes.ts';
 import { isUuid } from '../../racing/values.ts';
 import { operatorText, unstorable } from '../../http/text-rules.ts';
 import { cashOutLimit } from '../../racing/cash-out.ts';
@@ -164,13 +164,13 @@ export function createBetActions(deps: BetActionDeps) {
 
   /**
    * An open WIN or PLACE bet closed before its race is settled (cancelled, cashed out) no longer
-   * weighs on its runner's liability: the payout its take added (accepted stake × odds) comes off,
+   * weighs on its runner's liability: the payout its take added (accepted stake × payoutMultiple) comes off,
    * so max_runner_liability accepts new bets into that room again.
    */
   async function releaseLiability(tx: Queryable, bet: q.BetRow, legs: q.LegRow[], change: sq.BetChange): Promise<void> {
     if (!isOpen(bet.status) || isOpen(change.to as q.BetRow['status']) || (bet.kind !== 'WIN' && bet.kind !== 'PLACE') || !bet.fixed_odds) return;
     const leg = legs[0]!;
-    const payout = payoutCents(parseDollars(bet.accepted_stake!)!, decimal(bet.fixed_odds)!);
+    const payout = payoutCents(parseDollars(bet.accepted_stake!)!, payoutMultiple(decimal(bet.fixed_odds)!, bet.bonus));
     await lq.releaseLiability(tx, { tenantId: bet.tenant_id, meetingId: Number(leg.meeting_id), raceNumber: leg.race_number,
       runner: leg.selections[0]![0]!, kind: bet.kind }, centsToDollars(payout));
   }

@@ -13,7 +13,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
-import { acceptStake, payoutCents, percentageUnits } from '../../racing/stakes.ts';
+import { acceptStake, payoutCents, payoutMultiple, percentageUnits } from '../../racing/stakes.ts';
 import type { IntakeService } from '../intake/intake.service.ts';
 import type { PlacedBetReport } from '../intake/placed-bets.ts';
 import { EveryMemberFails, type WalletCallInput } from '../wallet/wallet.service.ts';
@@ -151,7 +151,8 @@ function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefi
   const limits = { maxStake: cents(row?.max_stake), maxPayout: cents(row?.max_payout), maxRunnerLiability: cents(row?.max_runner_liability) };
   const key = isSingle(priced) ? liabilityKey(e) : null;
   const liability = key ? cents(book!.liabilities.get(lq.liabilityId(key))) : null;
-  const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, priced.odds, liability);
+  const pays = priced.odds && payoutMultiple(priced.odds, bet.bonus);
+  const { acceptedCents, limit } = acceptStake(priced.stakeCents, limits, pays, liability);
   // A tote bet cut below 0.0001 % a combination would be taken at 0 %: it could win nothing.
   if (acceptedCents === 0n || (priced.percentage !== null && percentageUnits(acceptedCents, priced.combinations) === 0n)) {
     const left = acceptedCents === 0n ? 'nothing of this stake' : `${centsToDollars(acceptedCents)}, below 0.0001 % a combination,`;
@@ -162,8 +163,8 @@ function decide(deps: TakeDeps, e: TakeEntry, priced: Priced | AppError | undefi
   const percentage = priced.percentage === null ? null : percentageText(acceptedCents, priced.combinations);
   const odds = oddsText(priced.odds);
   let added: { key: lq.LiabilityKey; amount: string } | undefined;
-  if (key && priced.odds) {
-    const payout = payoutCents(acceptedCents, priced.odds);
+  if (key && pays) {
+    const payout = payoutCents(acceptedCents, pays);
     book!.liabilities.set(lq.liabilityId(key), centsToDollars(liability! + payout));
     added = { key, amount: centsToDollars(payout) };
   }
