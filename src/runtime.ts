@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.ts';
 import { silentLogger, type Logger } from './log.ts';
 import { ensureSigningKey } from './modules/auth/signing-keys.ts';
 import { rebindWalletSecrets } from './modules/wallet/config/rebind-secrets.ts';
+import { rebindReserveTokens } from './modules/wallet/delivery/reserve-token.ts';
 import { createServices, type ServiceDeps, type Services } from './services.ts';
 
 export interface Runtime {
@@ -35,10 +36,17 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
     const { applied } = await migrate(database.url, log);
     const box = createSecretBox(loadSecretKey(config));
     await ensureSigningKey(database.pool, box);
-    // Once per database: the wallet secrets sealed before they were bound to their tenant are bound.
+    // Once per database: the wallet secrets sealed before they were bound to their tenant are bound,
+    // then the user tokens of the reserves still in flight, each to its call.
     const { rebound, unreadable } = await rebindWalletSecrets(database.pool, box);
     if (rebound) log.info({ module: 'wallet', rebound }, 'wallet secrets bound to their tenant, column and URL');
     if (unreadable.length) log.warn({ module: 'wallet', tenants: unreadable }, 'wallet secrets sealed under another WAGERLINE_SECRET_KEY left unbound: set these wallets again');
+    const tokens = await rebindReserveTokens(database.pool, box);
+    if (tokens.rebound) log.info({ module: 'wallet', rebound: tokens.rebound }, 'user tokens of reserves in flight bound to their call');
+    if (tokens.unreadable.length) {
+      log.warn({ module: 'wallet', calls: tokens.unreadable }, 'user tokens of reserves sealed under another WAGERLINE_SECRET_KEY left unbound: '
+        + 'these reserves are parked for an operator (wallet resolve)');
+    }
     const services = createServices({
       config, db: database.pool, box, listenUrl: database.url,
       ...(options.registry && { registry: options.registry }),

@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
+import { sealReserveToken } from '../src/modules/wallet/delivery/reserve-token.ts';
 import { writeOutboxRow } from '../src/modules/wallet/outbox/enqueue.ts';
 import { freePort } from './helpers/net.ts';
 import { reserveMetadata, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
@@ -170,9 +171,10 @@ test('placement died mid-reserve (lease ran out): the worker asks again and refu
   const userId = randomUUID();
   const transactionId = randomUUID();
   const past = new Date(f.clock().getTime() - 60_000);
+  const token = sealReserveToken(f.box, { tenant_id: f.tenantId, transaction_id: transactionId, bet_id: betId, user_id: userId }, 'user-token');
   await writeOutboxRow(f.db.pool, {
     tenantId: f.tenantId, transactionId, betId, userId, op: 'reserve', amount: '7.00', bonusFlag: false,
-    extra: { metadata: reserveMetadata(userId) }, secretEnc: f.box.seal('user-token'), now: past,
+    extra: { metadata: reserveMetadata(userId) }, secretEnc: token, now: past,
     lease: { owner: 'dead-process', until: new Date(past.getTime() + 1000) },
   });
   await f.worker.drain();

@@ -9,8 +9,9 @@ import type { WalletConfigRow } from './wallet-config.queries.ts';
 import { SEALED_COLUMNS, walletBinding } from './wallet-config.service.ts';
 
 const STEP = 'wallet_configs';
-// Serialises processes starting at once (an arbitrary constant; see pg_advisory_xact_lock).
-const REBIND_LOCK = 7_315_002;
+// Serialises processes starting at once (an arbitrary constant; see pg_advisory_xact_lock); the
+// binding of the reserves' tokens (delivery/reserve-token.ts) takes it too.
+export const REBIND_LOCK = 7_315_002;
 
 /** Binds the unbound wallet secrets, unless done already; how many values it bound and any it could not open. */
 export async function rebindWalletSecrets(pool: Pool, box: SecretBox): Promise<{ rebound: number; unreadable: string[] }> {

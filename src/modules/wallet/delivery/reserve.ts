@@ -24,6 +24,7 @@ import { createReserveTaker, EveryMemberFails, LeaseLost, type TakeGroup } from 
 import { queueConditionalRefund, releaseAfterFailedTake, TakeFailed, type CallFacts } from './reserve-release.ts';
 import { attemptRecord, mayHaveReserved, refusalInconclusive } from './outcome.ts';
 import type { DirectSender } from './direct-send.ts';
+import { sealReserveToken } from './reserve-token.ts';
 
 export interface ReserveInput {
   tenantId: string;
@@ -169,9 +170,10 @@ export function createReserver(options: ReserverOptions) {
    */
   async function writeReserve<C>(call: ReserveCall, token: string, lease: { owner: string; until: Date; now: Date }, opening?: ReserveSteps<unknown, C>['open']) {
     const { owner, until, now } = lease;
+    const place = { tenant_id: call.tenantId, transaction_id: call.transactionId, bet_id: call.betId, user_id: call.userId };
     const row: NewCall = {
-      tenant_id: call.tenantId, transaction_id: call.transactionId, bet_id: call.betId, user_id: call.userId, op: 'reserve',
-      amount: call.amount, bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>, secret_enc: box.seal(token),
+      ...place, op: 'reserve', amount: call.amount, bonus_flag: call.bonusFlag, extra: call.extra as Record<string, unknown>,
+      secret_enc: sealReserveToken(box, place, token), // bound to this row: copied to another, it does not open
       only_if_reserved: false, placement_guard: false, status: 'sending', now, due_at: null, lease_until: until, lease_owner: owner,
     };
     const group = (opening?.group ?? plain) as OpenGroup<unknown>;

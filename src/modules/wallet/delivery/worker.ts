@@ -18,6 +18,7 @@ import { notSendable, roundOutcome, type RoundOutcome } from './outcome.ts';
 import { deliverRequeuedReserve } from '../outbox/placement.queries.ts';
 import { leasingSender } from './direct-send.ts';
 import { batchedWrites } from './batched-writes.ts';
+import { openReserveToken } from './reserve-token.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -133,15 +134,16 @@ export function createWalletWorker(options: WalletWorkerOptions) {
 
   /**
    * The call's request, or the attempt that records why it cannot be sent: its user token sealed
-   * under another WAGERLINE_SECRET_KEY. Such a call is parked for an operator (outcome.ts) rather
-   * than failing here again after every lease, for ever.
+   * under another WAGERLINE_SECRET_KEY, or not this row's own (reserve-token.ts). Such a call is
+   * parked for an operator (outcome.ts) rather than failing here again after every lease, for ever.
    */
   function requestOf(row: oq.CallRow): string | Attempt {
     let token: string | undefined;
     try {
-      token = row.secret_enc ? box.open(row.secret_enc) : undefined;
+      token = row.secret_enc ? openReserveToken(box, { ...row, secret_enc: row.secret_enc }) : undefined;
     } catch {
-      return notSendable(clock(), 'the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY (it was sealed under another key)');
+      return notSendable(clock(), 'the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY for this call '
+        + '(it was sealed under another key, or for another call, bet, user or tenant)');
     }
     return buildBody({
       op: row.op as Operation, transactionId: row.transaction_id, betId: row.bet_id, userId: row.user_id, bonusFlag: row.bonus_flag,
