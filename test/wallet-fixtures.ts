@@ -20,6 +20,8 @@ export interface FixtureOptions {
   concurrency?: number;
   amountUnit?: 'dollars' | 'cents';
   signingSecret?: string;
+  /** The wallet takes this API key (header x-api-key) instead of the client credentials. */
+  apiKey?: string;
 }
 
 export async function walletFixture(options: FixtureOptions = {}) {
@@ -30,7 +32,7 @@ export async function walletFixture(options: FixtureOptions = {}) {
   const tenants = testServices(db, box).tenants;
   const tenant = await tenants.createTenant({ name: 'Wallet Test' });
   const sandbox = await startWalletSandbox({
-    auth: { kind: 'client_credentials', ...CLIENT },
+    auth: options.apiKey ? { kind: 'api_key', apiKey: options.apiKey } : { kind: 'client_credentials', ...CLIENT },
     amountUnit: options.amountUnit ?? 'dollars',
     ...options.sandbox,
   });
@@ -47,7 +49,8 @@ export async function walletFixture(options: FixtureOptions = {}) {
   const main = services();
   const { wallet } = main;
   await wallet.setWallet({
-    tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT,
+    tenantId: tenant.tenant_id, url: sandbox.url,
+    ...(options.apiKey ? { auth: 'api_key' as const, apiKey: options.apiKey } : { auth: 'client_credentials' as const, ...CLIENT }),
     concurrency: options.concurrency ?? 20, amountUnit: options.amountUnit ?? 'dollars',
     ...(options.signingSecret && { signingSecret: options.signingSecret }),
   });

@@ -27,6 +27,15 @@ test('classification: 5xx, 408, 429 retried; 401 renews; other 4xx final; error 
   assert.equal(classifyResponse(404, '<html>not found</html>').verdict, 'final');
 });
 
+test('classification: an API-key wallet\'s 403 refuses our key, as a 401 does; with client credentials a 403 stays final', () => {
+  assert.deepEqual(classifyResponse(403, '{"message":"key refused","code":"FORBIDDEN","statusCode":403}', 'api_key'), {
+    verdict: 'unauthorized', code: 'FORBIDDEN', message: 'key refused',
+  });
+  assert.equal(classifyResponse(401, '{}', 'api_key').verdict, 'unauthorized');
+  assert.equal(classifyResponse(403, '{}', 'client_credentials').verdict, 'final');
+  for (const status of [400, 404, 409, 422]) assert.equal(classifyResponse(status, '{}', 'api_key').verdict, 'final', String(status));
+});
+
 test('schedule: 5, 10, 20, 60, 60 minutes after each failure, then parked (spec 8)', () => {
   const now = new Date('2026-01-01T00:00:00Z');
   const delays: number[] = [];

@@ -12,7 +12,10 @@ export type Verdict =
   | 'retry'
   /** The wallet refused the transaction for good: any other 4xx (a settleBet is retried anyway: outcome.ts). */
   | 'final'
-  /** 401: renew the token once and send again at once. */
+  /**
+   * Our credentials were refused: a 401 (a bearer token is renewed once and the call sent again at
+   * once), or a 403 from a wallet that takes an API key (see classifyResponse).
+   */
   | 'unauthorized';
 
 export interface Classified {
@@ -30,7 +33,13 @@ function parseJson(text: string): unknown {
   }
 }
 
-export function classifyResponse(status: number, bodyText: string): Classified {
+/**
+ * What an answer means. `auth` is how the call was authenticated: a wallet taking an API key may
+ * refuse a wrong key with 403 as well as 401 (spec 5.3 leaves that option's shape unshown;
+ * tenant set-wallet and wallet-check take either as the key refused). With client credentials a
+ * refused token is a 401 (spec 7.2) and a 403 is the wallet refusing the transaction.
+ */
+export function classifyResponse(status: number, bodyText: string, auth: 'client_credentials' | 'api_key' = 'client_credentials'): Classified {
   const body = parseJson(bodyText) as Record<string, unknown> | undefined;
   const shaped = body && typeof body === 'object' && !Array.isArray(body) ? body : undefined;
   const code = typeof shaped?.code === 'string' ? shaped.code : undefined;
@@ -40,7 +49,7 @@ export function classifyResponse(status: number, bodyText: string): Classified {
     // A 2xx without {success: true} says nothing certain: treat it as an unknown outcome.
     return shaped?.success === true ? { verdict: 'success' } : { verdict: 'retry', ...details };
   }
-  if (status === 401) return { verdict: 'unauthorized', ...details };
+  if (status === 401 || (status === 403 && auth === 'api_key')) return { verdict: 'unauthorized', ...details };
   if (status === 408 || status === 429 || status >= 500) return { verdict: 'retry', ...details };
   if (status >= 400) return { verdict: 'final', ...details };
   return { verdict: 'retry', ...details }; // 1xx/3xx: not an answer (redirects are not followed)

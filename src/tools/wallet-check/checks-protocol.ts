@@ -117,11 +117,8 @@ const invalidCredentials: Check = {
     const problem = errorShapeProblem(o);
     if (problem) fail(problem);
     await moved('after the refused call', {});
-    // Worth knowing when the key is rotated: delivery reads a 403 as final (outcome.ts), a 401 not.
-    const note = o.status === 403
-      ? ' (accepted for an API key: wagerline parks a confirm, refundBet, debit or credit refused with 403 at once, and keeps one refused with 401 on its retry schedule)'
-      : '';
-    return `${o.status} ${(o.json as { code: string }).code}${note}`;
+    // For an API key delivery reads a 403 as it reads a 401 (responses.ts): nothing to point out.
+    return `${o.status} ${(o.json as { code: string }).code}`;
   },
 };
 

@@ -214,7 +214,7 @@ export function createWalletHttp({ timeoutMs, clock = () => new Date(), anyAddre
     }
     try {
       const { status, text } = await post(endpoint, endpointUrl(endpoint, op), body, headers, stop);
-      const classified = classifyResponse(status, text);
+      const classified = classifyResponse(status, text, endpoint.auth.kind);
       return { startedAt, durationMs: took(), httpStatus: status, responseBody: text.slice(0, RECORDED_BODY_BYTES), error: null, ...classified, token: auth.token };
     } catch (error) {
       const e = error as Error & { code?: string };

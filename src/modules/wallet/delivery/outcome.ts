@@ -53,9 +53,9 @@ const DOUBTFUL = 'after an earlier ask that may have reserved: the wallet may ho
 
 export function roundOutcome(row: CallRow, owner: string, worker: string, sent: Attempt[], now: Date): RoundOutcome {
   const last = sent[sent.length - 1]!;
-  // A 401 that survived a token renewal: for reserve the wallet refused the placement token
-  // (spec 7.2); for the other calls our credentials are wrong, which the operator can fix, so
-  // the call keeps its place and follows the schedule.
+  // A 401 that survived a token renewal, or an API-key wallet's 401 or 403: for reserve the wallet
+  // refused the placement token (spec 7.2) or our key; for the other calls our credentials are
+  // wrong, which the operator can fix, so the call keeps its place and follows the schedule.
   // A refused settleBet is retried on the schedule too: spec 3, 7.3 and 8 retry settleBet "on
   // failure", and a winner's payout must not wait for an operator because of a passing refusal.
   const verdict = last.verdict === 'unauthorized' ? (row.op === 'reserve' ? 'final' : 'retry')

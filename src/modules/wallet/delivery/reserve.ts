@@ -258,9 +258,9 @@ export function createReserver(options: ReserverOptions) {
     // A 401, 403 or 409 after an ask that may have reserved proves nothing of that ask: unknown.
     const doubtful = attempts.slice(0, -1).some(mayHaveReserved) && refusalInconclusive(last);
     if ((last.verdict !== 'retry' && !doubtful) || attempts.every((a) => a.notSent)) {
-      // 'final' or a 401 that a fresh token did not cure: the wallet declined the placement. Or no
-      // ask ever reached the wallet (no token, no connection): nothing can be reserved, so the
-      // outcome is known and nothing needs asking or refunding later.
+      // 'final' or 'unauthorized' (a 401 a fresh token did not cure, an API key's 401 or 403): the
+      // wallet declined the placement. Or no ask ever reached the wallet (no token, no connection):
+      // nothing can be reserved, so the outcome is known and nothing needs asking or refunding later.
       await oq.complete(db, [{ ...base, status: 'refused', next_attempt_at: now, finished_at: end }], records);
       metrics?.calls.inc({ tenant: tenantId, operation: 'reserve', outcome: 'rejected' });
       const message = last.message ?? last.error;
