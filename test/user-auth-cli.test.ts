@@ -61,6 +61,15 @@ test('tenant set-auth: jwt and custom, and a one-line error for each mistake', a
   assert.deepEqual(rows, [{ mode: 'custom' }], 'refused commands wrote nothing');
 });
 
+test('tenant set-auth: a tenant whose currency has no hundredths cannot take bets; uploads in it still can', async () => {
+  const { tenant_id: id } = await ok(['tenant', 'create', '--name', 'Yen Bet', '--currency', 'jpy', '--timezone', 'Asia/Tokyo']);
+  await refused(['tenant', 'set-auth', id, '--mode', 'custom'], /^wagerline: the tenant's currency JPY has no hundredths: bets are taken and paid in hundredths .* \(uploads in JPY are not affected\)$/);
+  const { rows } = await db.pool.query('SELECT 1 FROM user_auth_configs WHERE tenant_id = $1', [id]);
+  assert.deepEqual(rows, [], 'nothing written');
+  const { tenant_id: dinar } = await ok(['tenant', 'create', '--name', 'Dinar Bet', '--currency', 'KWD', '--timezone', 'Asia/Kuwait']);
+  assert.equal((await ok(['tenant', 'set-auth', dinar, '--mode', 'custom'])).mode, 'custom', 'thousandths: hundredths are amounts of it');
+});
+
 test('dev-jwks: its JWKS and tokens are accepted after tenant set-auth; /token signs more', async () => {
   const { child, first } = await startCli(['dev-jwks', '--port', '0', '--users', '2', '--client-id', 'quick-start'], env);
   try {

@@ -35,3 +35,15 @@ export function currencyCode(value: unknown): string | undefined {
   const code = value.toUpperCase();
   return ISO_4217_CODES.has(code) ? code : undefined;
 }
+
+// ISO 4217 Table A.1's minor unit is 0 for these, and "N.A." for the metals, the bond-market units,
+// the SDR, the testing code and "no currency". Bets are taken and paid in hundredths of the tenant's
+// currency: in these, a stake of 10.50 or a payout of 12.35 is not an amount a wallet can hold.
+const WITHOUT_HUNDREDTHS = new Set([
+  'BIF', 'CLP', 'DJF', 'GNF', 'ISK', 'JPY', 'KMF', 'KRW', 'PYG', 'RWF', 'UGX', 'UYI', 'VND', 'VUV',
+  'XAF', 'XOF', 'XPF',
+  'XAG', 'XAU', 'XBA', 'XBB', 'XBC', 'XBD', 'XDR', 'XPD', 'XPT', 'XSU', 'XTS', 'XUA', 'XXX',
+]);
+
+/** Whether bets can be taken in the currency: its minor unit is hundredths or finer. */
+export const takesBetsIn = (code: string): boolean => ISO_4217_CODES.has(code) && !WITHOUT_HUNDREDTHS.has(code);

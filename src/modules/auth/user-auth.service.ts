@@ -8,6 +8,7 @@ import type { TenantService } from '../tenants/tenants.service.ts';
 import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
 import * as q from './user-auth.queries.ts';
 import { createUserJwtVerifier, LEEWAY_SECONDS, type JwtTenant } from './user-jwt.ts';
+import { takesBetsIn } from '../../racing/currencies.ts';
 import { isUuid } from '../../racing/values.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../net/private-network.ts';
 
@@ -191,7 +192,10 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
     async setAuth(tenantId: string, input: SetUserAuthInput): Promise<UserAuthView> {
       const id = requireUuid(tenantId);
       const values = rowOf(id, input as unknown as Record<string, unknown>);
-      await tenants.requireTenant(id);
+      const { currency } = await tenants.requireTenant(id);
+      if (!takesBetsIn(currency)) {
+        throw bad(`the tenant's currency ${currency} has no hundredths: bets are taken and paid in hundredths of the currency, so it cannot take bets from frontend users (uploads in ${currency} are not affected)`);
+      }
       if (values.jwks_url && publicOnly(values.private_network, deps.anyAddress)) await requirePublicHost(values.jwks_url, '--jwks-url');
       const row = await q.upsertUserAuth(db, values);
       loaded.delete(id);
