@@ -23,7 +23,7 @@ before(async () => {
   await f.services.catalogue.importCatalog({
     meeting_id: MEETING, date: new Date().toISOString().slice(0, 10), venue: 'Moonee Valley', jurisdiction: 'VIC', code: 'T',
     races: [1, 2].map((r) => ({ race_number: r, start_time: new Date(Date.now() + 3600_000 * r).toISOString(), products: ['win', 'place', 'exacta'],
-      runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 + n / 4 })) })),
+      runners: [1, 2, 3, 4, 5].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 + n / 4 })) })),
   });
 });
 after(() => f.close());

@@ -1,7 +1,7 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
 // frontend endpoint's answer to a subscription sent as an HTTP request and to a GET naming no
 // operation of its query; a jwt user's nbf that is not a number, and a tenant key too small for RS256;
-// a tote stake whose percentage would round to 0.
+// a tote stake whose percentage would round to 0; a PLACE bet on a field too small for place terms.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -125,4 +125,17 @@ test('an import may not drop a product of an open race that bets still to settle
   await f.services.catalogue.importCatalog(race(2, ['firstfour', 'trifecta'])); // race 2's first four bet was rejected: nothing in play
   assert.deepEqual((await f.services.catalogue.getRace(MEETING, 2))!.products, ['firstfour', 'trifecta']);
   await f.services.catalogue.importCatalog(race(2, ['trifecta']));
+});
+
+test('PLACE on a field its place terms pay no places for is refused, nothing stored; terms paying that field take it', async () => {
+  const place = { idempotencyKey: randomUUID(), type: 'PLACE', stake: 5, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[2]], price: 1.5 }] };
+  assert.equal((await f.services.catalogue.requireRace(MEETING, 1)).place_min_starters, 5, "the default terms ('*'): places from 5 starters");
+  const userId = randomUUID();
+  await assert.rejects(f.services.betting.placeBet(f.user(userId), place), (e: unknown) => e instanceof AppError && e.code === 'product_not_offered'
+    && e.message === `legs[0] (meeting ${MEETING} race 1): no place betting: 4 starters, places are paid from 5`);
+  assert.equal(await f.betOf(userId), undefined, 'no bet stored');
+  await f.services.catalogue.setPlaceTerms('VIC', [{ min_starters: 8, places: 3 }, { min_starters: 4, places: 1 }]);
+  assert.equal((await f.services.catalogue.requireRace(MEETING, 1)).place_min_starters, 4, "the meeting's jurisdiction's own terms");
+  const taken = await f.services.betting.placeBet(f.user(userId), place);
+  assert.equal(taken.status, 'ACCEPTED');
 });

@@ -8,7 +8,8 @@ const runner = (number: number, win: string | null = '3.50', place: string | nul
 const race = (raceNumber: number, over: Partial<RaceState> = {}): RaceState => ({
   meeting_id: 900001, race_number: raceNumber, status: 'open',
   products: ['win', 'place', 'exacta', 'quinella', 'trifecta', 'firstfour'],
-  runners: [runner(1), runner(2, '5.00', '2.00'), runner(3, '8.00', '2.80'), runner(4, null, null, true)], ...over,
+  runners: [runner(1), runner(2, '5.00', '2.00'), runner(3, '8.00', '2.80'), runner(4, null, null, true)],
+  place_min_starters: 3, ...over,
 });
 const leg = (raceNumber: number, selections: number[][], price?: number): LegInput => ({ meetingId: 900001, raceNumber, selections, ...(price !== undefined && { price }) });
 const pools: PoolState[] = [{ product: 'quaddie', races: [5, 6, 7, 8] }, { product: 'dailydouble', races: [7, 8] }];
@@ -51,4 +52,17 @@ test('refused, each for its own reason', () => {
     assert.equal(result.refusal.code, code, name);
     assert.match(result.refusal.message, message, name);
   }
+});
+
+test('PLACE on a field its place terms pay no places for: refused as not offered, naming the field', () => {
+  const small = race(5, { place_min_starters: 5 });
+  assert.deepEqual(checkPlacement('PLACE', [leg(5, [[3]], 2.8)], [small], []), {
+    ok: false, refusal: { code: 'product_not_offered', message: 'legs[0] (meeting 900001 race 5): no place betting: 3 starters, places are paid from 5' },
+  });
+  const none = checkPlacement('PLACE', [leg(5, [[3]], 2.8)], [race(5, { place_min_starters: null })], []);
+  assert.ok(!none.ok && none.refusal.message.endsWith('no place betting: the place terms of its jurisdiction pay no places'));
+  // The scratched runner does not count; the field's other bets stand.
+  assert.ok(checkPlacement('PLACE', [leg(5, [[3]], 2.8)], [race(5, { place_min_starters: 3 })], []).ok);
+  assert.ok(checkPlacement('WIN', [leg(5, [[1]], 3.5)], [small], []).ok, 'a win bet on the same field is taken');
+  assert.ok(checkPlacement('TRIFECTA', [leg(5, [[1, 2, 3]])], [small], []).ok);
 });

@@ -19,6 +19,8 @@ export interface RaceState {
   status: string;
   products: string[];
   runners: RunnerState[];
+  /** The fewest starters the race's place terms pay places for; null: the terms pay none. */
+  place_min_starters: number | null;
 }
 
 export interface PoolState {
@@ -61,6 +63,8 @@ export function checkPlacement(kind: BetKind, legs: LegInput[], races: Array<Rac
     if (race.status !== 'open') return refuse('race_not_open', `${where}: the race is ${race.status}, not open for betting`);
     const product = rule.legs === 1 || kind === 'MULTI' ? rule.product : undefined;
     if (product && !race.products.includes(product)) return refuse('product_not_offered', `${where}: ${product} is not offered on this race`);
+    const noPlaces = kind === 'PLACE' ? noPlaceBetting(race) : undefined;
+    if (noPlaces) return refuse('product_not_offered', `${where}: ${noPlaces}`);
     for (const runnerNumber of new Set(leg.selections.flat())) {
       const runner = race.runners.find((r) => r.number === runnerNumber);
       if (!runner) return refuse('runner_not_found', `${where}: runner ${runnerNumber} is not in the race`);
@@ -73,6 +77,17 @@ export function checkPlacement(kind: BetKind, legs: LegInput[], races: Array<Rac
     }
   }
   return { ok: true, prices };
+}
+
+/**
+ * A field too small for the place terms: a place bet on it would only be refunded at the result.
+ * Scratchings after the bet are settlement's to judge (the starters when the race is resulted).
+ */
+function noPlaceBetting(race: RaceState): string | undefined {
+  const starters = race.runners.filter((r) => !r.scratched).length;
+  if (race.place_min_starters === null) return 'no place betting: the place terms of its jurisdiction pay no places';
+  if (starters < race.place_min_starters) return `no place betting: ${starters} starters, places are paid from ${race.place_min_starters}`;
+  return undefined;
 }
 
 /** Multi-race bets: a quaddie or daily double on the races of a pool; a multi on different races. */

@@ -15,7 +15,7 @@ import type { BetRow, LegRow } from '../../src/modules/betting/betting.queries.t
 import { betMetadata } from '../../src/modules/betting/bet-view.ts';
 import { checkInput, dollars, oddsText, priceBet, type CatalogueRace, type CatalogueReader, type PlaceBetInput } from '../../src/modules/betting/placement.ts';
 import type { PoolState } from '../../src/racing/placement-checks.ts';
-import { payoutCents } from '../../src/racing/stakes.ts';
+import { payoutCents, payoutMultiple } from '../../src/racing/stakes.ts';
 import type { SeededBet } from '../../src/tools/wallet-sandbox/index.ts';
 import { prng } from './bet-factory.ts';
 
@@ -172,7 +172,7 @@ async function rowOf(reader: CatalogueReader, tenantId: string, { userId, input:
     bet, legs, reserve: randomUUID(), guard: randomUUID(), confirm: randomUUID(),
     extraReserve: JSON.stringify({ metadata: { userId, brandName: 'Bench', brandUserId: userId, data: '{}' } }),
     extraConfirm: JSON.stringify({ betMetadata: betMetadata(bet, legs, { status: 'accepted', accepted: stake, percentage: priced.percentage, odds }) }),
-    ...(single && priced.odds && { liability: { runner: input.legs[0]!.selections[0]![0]!, kind, cents: payoutCents(stakeCents, priced.odds) } }),
+    ...(single && priced.odds && { liability: { runner: input.legs[0]!.selections[0]![0]!, kind, cents: payoutCents(stakeCents, payoutMultiple(priced.odds, input.bonus === true)) } }),
   };
 }
 

@@ -14,7 +14,7 @@ import type { CatalogueService } from './catalogue.service.ts';
 import type { ResultInput } from './results.ts';
 
 const Decimal = (description: string) => Type.Union([Type.Number(), Type.String({ maxLength: 20 })], { description });
-const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+const Nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer>>(t: T) => Type.Union([t, Type.Null()]);
 
 // Path values are text (no type coercion anywhere: docs/errors.md); the route reads the numbers.
 const Digits = (digits: number, description: string) => Type.String({ pattern: `^[0-9]{1,${digits}}$`, description });
@@ -63,6 +63,7 @@ const Race = Type.Object({
   meeting_name: Type.String({ description: 'The venue' }), jurisdiction: Type.String(), code: Type.String(), date: Type.String(),
   start_time: Type.String({ description: 'ISO 8601, UTC' }), status: Type.String({ description: RACE_STATUSES.join(', ') }),
   products: Type.Array(Type.String()), runners: Type.Array(Runner),
+  place_min_starters: Nullable(Type.Integer({ description: 'The fewest starters its place terms pay places for: with fewer, PLACE bets are refused (null: the terms pay none)' })),
 });
 const RunnerChange = Type.Object({ meeting_id: Type.Integer(), race_number: Type.Integer(), runner: Runner, changed: Type.Boolean() });
 const StatusChange = Type.Object({

@@ -45,6 +45,8 @@ export interface RaceView {
   status: RaceStatus;
   products: string[];
   runners: RunnerView[];
+  /** The fewest starters its place terms pay places for (fewer: no place betting); null: none. */
+  place_min_starters: number | null;
 }
 
 export interface PoolView { product: PoolProduct; races: number[] }
@@ -63,6 +65,7 @@ function raceView(r: rq.RaceRow, runners: rq.RunnerRow[]): RaceView {
     meeting_id: Number(r.meeting_id), race_number: r.race_number, event_id: r.event_id, meeting_name: r.venue,
     jurisdiction: r.jurisdiction, code: r.code, date: r.meeting_date, start_time: r.start_time.toISOString(),
     status: r.status as RaceStatus, products: r.products, runners: runners.map(runnerView),
+    place_min_starters: r.place_min_starters,
   };
 }
 

@@ -13,6 +13,7 @@ export interface RaceRow {
   start_time: Date;
   status: string;
   products: string[];
+  place_min_starters: number | null;
 }
 
 export interface RunnerRow {
@@ -32,6 +33,11 @@ export interface RunnerInput {
   win: string | null; win_given: boolean; place: string | null; place_given: boolean;
 }
 
+// The fewest starters the place terms in force pay places for (the jurisdiction's, else '*'); null: none.
+const PLACE_MIN_STARTERS = `(SELECT min((t->>'min_starters')::int) FROM jsonb_array_elements(coalesce(
+       (SELECT terms FROM place_terms WHERE jurisdiction = m.jurisdiction), (SELECT terms FROM place_terms WHERE jurisdiction = '*'), '[]')) t)
+       AS place_min_starters`;
+
 const LOCKS = { share: 'FOR SHARE OF r', update: 'FOR NO KEY UPDATE OF r' } as const;
 
 /** The race and its meeting; `lock` takes a row lock on the race in the caller's transaction. */
@@ -39,7 +45,7 @@ export async function getRace(db: Queryable, meetingId: number, raceNumber: numb
   const { rows } = await db.query<RaceRow>({
     name: `catalogue_race_${lock ?? 'unlocked'}`,
     text: `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
-            r.start_time, r.status, r.products
+            r.start_time, r.status, r.products, ${PLACE_MIN_STARTERS}
      FROM race_starts r JOIN meetings m ON m.meeting_id = r.meeting_id
      WHERE r.meeting_id = $1 AND r.race_number = $2 ${lock ? LOCKS[lock] : ''}`,
     values: [meetingId, raceNumber],
@@ -56,7 +62,7 @@ export async function getRaceWithRunners(db: Queryable, meetingId: number, raceN
   const { rows } = await db.query<RaceRow & { [K in keyof RunnerRow]: RunnerRow[K] | null }>({
     name: 'catalogue_race_with_runners',
     text: `SELECT r.meeting_id, r.race_number, r.event_id, m.venue, m.jurisdiction, m.code, m.meeting_date::text AS meeting_date,
-            r.start_time, r.status, r.products, u.runner_number, u.name, u.scratched, u.scratched_at, u.win_price, u.place_price,
+            r.start_time, r.status, r.products, ${PLACE_MIN_STARTERS}, u.runner_number, u.name, u.scratched, u.scratched_at, u.win_price, u.place_price,
             u.win_deduction, u.place_deduction
      FROM race_starts r
        JOIN meetings m ON m.meeting_id = r.meeting_id
@@ -67,12 +73,12 @@ export async function getRaceWithRunners(db: Queryable, meetingId: number, raceN
   });
   const first = rows[0];
   if (!first) return undefined;
-  const { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products } = first;
+  const { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products, place_min_starters } = first;
   const runners = rows.filter((row) => row.runner_number !== null).map((row) => ({
     runner_number: row.runner_number!, name: row.name!, scratched: row.scratched!, scratched_at: row.scratched_at, win_price: row.win_price,
     place_price: row.place_price, win_deduction: row.win_deduction, place_deduction: row.place_deduction,
   }));
-  return { race: { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products }, runners };
+  return { race: { meeting_id, race_number, event_id, venue, jurisdiction, code, meeting_date, start_time, status, products, place_min_starters }, runners };
 }
 
 export async function getRunners(db: Queryable, meetingId: number, raceNumber: number, runner?: number): Promise<RunnerRow[]> {
