@@ -160,6 +160,14 @@ test('backoff doubles per retry with jitter in [half, full], capped; Retry-After
   assert.equal(retryAfterMs('Wed, 01 Jan 2025 00:00:30 GMT', now), 30000);
   assert.equal(retryAfterMs('soon', now), undefined);
   assert.equal(retryAfterMs(null, now), undefined);
+  // The obsolete forms of RFC 9110 §5.6.7, both GMT; a date past is no wait.
+  assert.equal(retryAfterMs('Wednesday, 01-Jan-25 00:01:00 GMT', now), 60_000);
+  assert.equal(retryAfterMs('Wed Jan  1 00:00:45 2025', now), 45_000);
+  assert.equal(retryAfterMs('Tue, 31 Dec 2024 23:00:00 GMT', now), 0);
+  // Text Date.parse would read as some date long past (no wait at all): none is an HTTP-date.
+  for (const bad of ['1.5', '-5', '+5', 'soon 3', '120, 5', '1 2', '', 'Wed, 31 Feb 2025 00:00:00 GMT', 'Wed, 01 Jan 2025 25:00:00 GMT', '2025-01-01T00:01:00Z']) {
+    assert.equal(retryAfterMs(bad, now), undefined, JSON.stringify(bad));
+  }
 });
 
 test('the same bet twice, in one race or in two, is refused with both places; as two legs it is two rows', () => {

@@ -1,6 +1,7 @@
 // HTTP with retries for the upload client. Uploads are idempotent (a re-sent batch is "unchanged"),
 // so a request whose outcome is unknown may be sent again: network errors, timeouts, 5xx and 429
 // are retried with exponential backoff and jitter; a 4xx never is (the same body would fail again).
+import { parseHttpDate } from './http-date.ts';
 
 export interface RetryPolicy {
   /** Retries after the first attempt. */
@@ -9,7 +10,10 @@ export interface RetryPolicy {
   baseMs: number;
   /** Ceiling of one backoff. */
   maxMs: number;
-  /** Ceiling of an honoured Retry-After; a longer one ends the retries. */
+  /**
+   * Ceiling of one wait asked for by Retry-After: a longer one (a day, or a number of seconds no
+   * server means) is waited this long, then the request is sent again, within `retries`.
+   */
   maxRetryAfterMs: number;
   /** Bound on one request, connect to last byte. */
   timeoutMs: number;
@@ -47,13 +51,22 @@ export function backoffMs(retry: number, policy: RetryPolicy, random: () => numb
   return Math.round(exp / 2 + random() * (exp / 2));
 }
 
-/** Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date; undefined when absent or unreadable. */
+/**
+ * Retry-After (RFC 9110 §10.2.3): delay-seconds or an HTTP-date, as milliseconds from `now`;
+ * undefined when absent or neither (then the caller backs off as it would without one).
+ */
 export function retryAfterMs(value: string | null, now: Date): number | undefined {
   if (value === null) return undefined;
   const trimmed = value.trim();
   if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now.getTime());
+  const date = parseHttpDate(trimmed, now);
+  return date === undefined ? undefined : Math.max(0, date - now.getTime());
+}
+
+/** The wait before the next attempt: the server's Retry-After up to the ceiling, else our backoff. */
+function waitMs(answer: HttpAnswer, retry: number, policy: RetryPolicy, deps: HttpDeps): number {
+  const after = retryAfterMs(answer.headers.get('retry-after'), deps.clock());
+  return after === undefined ? backoffMs(retry, policy, deps.random) : Math.min(after, policy.maxRetryAfterMs);
 }
 
 function retryable(status: number): boolean {
@@ -83,9 +96,7 @@ export async function sendWithRetry(
       const text = await response.text();
       const answer = { status: response.status, headers: response.headers, text };
       if (!retryable(response.status) || last) return { ok: true, answer, attempts: attempt };
-      const after = retryAfterMs(response.headers.get('retry-after'), deps.clock());
-      if (after !== undefined && after > policy.maxRetryAfterMs) return { ok: true, answer, attempts: attempt };
-      wait = after ?? backoffMs(attempt - 1, policy, deps.random);
+      wait = waitMs(answer, attempt - 1, policy, deps);
     } catch (error) {
       if (last) return { ok: false, error: describe(error), attempts: attempt };
       wait = backoffMs(attempt - 1, policy, deps.random);

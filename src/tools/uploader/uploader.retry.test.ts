@@ -101,6 +101,32 @@ test('network errors, 5xx and 429 are retried with exponential backoff; Retry-Af
   assert.deepEqual(summary.rejected, []);
 });
 
+// A Retry-After that is neither delay-seconds nor an HTTP-date ("1.5", "-5", "soon 3") is no
+// instruction: Date.parse reads some of them as dates long past, which would be no wait at all.
+test('a malformed Retry-After gets the normal backoff, not an immediate retry', async () => {
+  const malformed = ['1.5', '-5', 'soon 3', '120, 5', '', '5s'];
+  script = [...malformed.map((value) => ({ status: 503, headers: { 'retry-after': value } })), 200];
+  const summary = await uploadBatches(batches(1), options({ policy: { retries: malformed.length, baseMs: 100, maxMs: 1000 } }));
+  assert.equal(uploads().length, malformed.length + 1);
+  assert.deepEqual(sleeps, [50, 100, 200, 400, 500, 500]); // equal jitter at random()=0: half of 100, 200, 400, 800, 1000, 1000
+  assert.deepEqual(summary.rejected, []);
+});
+
+test('a Retry-After past the ceiling is waited up to the ceiling, then the batch is sent again', async () => {
+  const later = new Date(Date.now() + 3 * 86_400_000).toUTCString();
+  script = [
+    { status: 429, headers: { 'retry-after': '99999999999999999999999' } },
+    { status: 503, headers: { 'retry-after': later } },
+    { status: 503, headers: { 'retry-after': '600' } },
+    200,
+  ];
+  const summary = await uploadBatches(batches(1), options({ policy: { retries: 3, baseMs: 100, maxMs: 1000, maxRetryAfterMs: 120_000 } }));
+  assert.deepEqual(sleeps, [120_000, 120_000, 120_000]);
+  assert.equal(uploads().length, 4);
+  assert.equal(summary.created, 2);
+  assert.deepEqual(summary.rejected, []);
+});
+
 test('a batch still failing after every retry is reported, and the run goes on', async () => {
   script = [500, 500, 500, 500];
   const summary = await uploadBatches(batches(2), options());
