@@ -8,7 +8,7 @@
 // Last line: one JSON object with the figures.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -25,6 +25,8 @@ const CLIENT = { clientId: 'bench', clientSecret: 'bench-secret-123' };
 /** Calls per transaction of the batch enqueue (wallet.enqueueMany). */
 const BATCH = Number(process.env.WALLET_BENCH_BATCH ?? 5000);
 
+interface Bet { betId: string; userId: string }
+
 if (process.env.WALLET_BENCH_ROLE === 'sandbox') {
   // The wallet side, in its own process so its CPU is not counted as the service's.
   const { startWalletSandbox } = await import('../src/tools/wallet-sandbox/index.ts');
@@ -32,16 +34,24 @@ if (process.env.WALLET_BENCH_ROLE === 'sandbox') {
     auth: { kind: 'client_credentials', ...CLIENT, tokenTtlSeconds: 3600 },
     latencyMs: Number(process.env.WALLET_BENCH_LATENCY ?? 0),
   });
+  // The bets the credits are for, taken before the run (a wallet credits only a bet it holds).
+  const bets = JSON.parse(readFileSync(process.env.WALLET_BENCH_BETS!, 'utf8')) as Bet[];
+  await sandbox.seedBets(bets.map((b) => ({
+    ...b, bonusFlag: false, reserved: '1.00', confirmed: '1.00', reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() })));
   process.stdout.write(`${JSON.stringify({ url: sandbox.url })}\n`);
   process.on('SIGTERM', () => void sandbox.close().then(() => process.exit(0)));
 } else {
   await main();
 }
 
-function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: string }> {
-  return new Promise((resolve, reject) => {
+/** Starts the sandbox process holding `bets` as taken (reserved and confirmed); resolves with its URL. */
+function startSandbox(latencyMs: number, bets: Bet[]): Promise<{ child: ChildProcess; url: string }> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'wagerline-bench-bets-'));
+  const file = path.join(dir, 'bets.json');
+  writeFileSync(file, JSON.stringify(bets));
+  return new Promise<{ child: ChildProcess; url: string }>((resolve, reject) => {
     const child = spawn(process.execPath, ['--import', 'tsx', path.resolve(import.meta.dirname, 'wallet.ts')], {
-      env: { ...process.env, WALLET_BENCH_ROLE: 'sandbox', WALLET_BENCH_LATENCY: String(latencyMs) },
+      env: { ...process.env, WALLET_BENCH_ROLE: 'sandbox', WALLET_BENCH_LATENCY: String(latencyMs), WALLET_BENCH_BETS: file },
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     let out = '';
@@ -50,32 +60,32 @@ function startSandbox(latencyMs: number): Promise<{ child: ChildProcess; url: st
       if (out.includes('\n')) resolve({ child, url: JSON.parse(out.slice(0, out.indexOf('\n'))).url });
     });
     child.on('exit', (code) => reject(new Error(`sandbox exited with ${code}`)));
-  });
+  }).finally(() => rmSync(dir, { recursive: true, force: true }));
 }
 
-/** Queues n credit calls (each a new bet), perTx calls per transaction on `connections` connections; returns calls/s. */
-async function enqueueCalls(pool: Pool, service: Services['wallet'], tenantId: string, n: number, perTx: number, connections: number) {
-  const call = () => ({
-    tenantId, betId: randomUUID(), userId: randomUUID(), op: 'credit' as const, amount: '2.50', bonusFlag: false, transactionType: 'cashout',
-  });
+/** Queues a cash-out credit for each bet, perTx calls per transaction on `connections` connections; returns calls/s. */
+async function enqueueCalls(pool: Pool, service: Services['wallet'], tenantId: string, bets: Bet[], perTx: number, connections: number) {
+  const call = (bet: Bet) => ({ tenantId, ...bet, op: 'credit' as const, amount: '2.50', bonusFlag: false, transactionType: 'cashout' });
   const t0 = performance.now();
   let next = 0;
   await Promise.all(Array.from({ length: connections }, async () => {
-    while (next < n) {
-      const size = Math.min(perTx, n - next);
+    while (next < bets.length) {
+      const size = Math.min(perTx, bets.length - next);
+      const slice = bets.slice(next, next + size);
       next += size;
       await withTransaction(pool, async (tx) => {
-        if (perTx === 1) await service.enqueue(tx, call());
-        else await service.enqueueMany(tx, Array.from({ length: size }, call));
+        if (perTx === 1) await service.enqueue(tx, call(slice[0]!));
+        else await service.enqueueMany(tx, slice.map(call));
       });
     }
   }));
-  return n / ((performance.now() - t0) / 1000);
+  return bets.length / ((performance.now() - t0) / 1000);
 }
 
 async function run(pool: Pool, url: string, latencyMs: number, calls: number, concurrency: number) {
   await pool.query('TRUNCATE wallet_calls, wallet_call_attempts, wallet_bet_sequences, wallet_configs CASCADE');
-  const sandbox = await startSandbox(latencyMs);
+  const bets: Bet[] = Array.from({ length: calls }, () => ({ betId: randomUUID(), userId: randomUUID() }));
+  const sandbox = await startSandbox(latencyMs, bets);
   const services = benchServices(pool, url, {
     WAGERLINE_WALLET_TIMEOUT_MS: 10_000, WAGERLINE_WALLET_LEASE_MS: 15_000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 2,
   });
@@ -83,16 +93,19 @@ async function run(pool: Pool, url: string, latencyMs: number, calls: number, co
   const service = services.wallet;
   await service.setWallet({ tenantId: tenant.tenant_id, url: sandbox.url, auth: 'client_credentials', ...CLIENT, concurrency });
   const single = Math.min(2000, calls);
-  const enqueueSingle = await enqueueCalls(pool, service, tenant.tenant_id, single, 1, 4);
+  const enqueueSingle = await enqueueCalls(pool, service, tenant.tenant_id, bets.slice(0, single), 1, 4);
   // The rest as race settlement queues them: batches of BATCH, one transaction at a time.
   const batched = calls - single;
-  const enqueueBatch = batched ? await enqueueCalls(pool, service, tenant.tenant_id, batched, BATCH, 1) : 0;
+  const enqueueBatch = batched ? await enqueueCalls(pool, service, tenant.tenant_id, bets.slice(single), BATCH, 1) : 0;
   const worker = service.createWorker();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   await worker.start();
   for (;;) {
-    const { rows } = await pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE status <> 'delivered'");
+    const { rows } = await pool.query(
+      "SELECT count(*) FILTER (WHERE status <> 'delivered')::int AS n, count(*) FILTER (WHERE status = 'failed')::int AS failed FROM wallet_calls");
+    // A call the sandbox refused is parked, never delivered: waiting on would never end.
+    if (rows[0].failed > 0) throw new Error(`${rows[0].failed} calls were refused by the sandbox (wagerline wallet failed says why)`);
     if (rows[0].n === 0) break;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

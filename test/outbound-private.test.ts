@@ -49,7 +49,7 @@ test('a wallet whose name now resolves to a private address is never called; the
 
     // The same URL with the platform's --private-network is called: only the guard kept the first one away.
     await storedWallet(localhost(f.sandbox.url), true);
-    const allowed = credit();
+    const allowed = await f.creditOfTakenBet();
     await f.enqueue(allowed);
     await f.worker.drain();
     assert.deepEqual(sentTo(allowed.betId).map((r) => [r.op, r.status]), [['credit', 200]]);

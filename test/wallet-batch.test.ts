@@ -193,9 +193,11 @@ test('the worker delivers a batch to the wallet in each bet\'s order', async () 
   const bets = await Promise.all(Array.from({ length: 20 }, () => reserved()));
   const won = bets.slice(0, 10);
   const cancelled = bets.slice(10);
-  // Placement's confirms and the race's settlement in one batch, bets interleaved: the sandbox
-  // refuses a settleBet before its confirm, so any overtaking shows up as a refused call.
-  const calls = [...bets.map((b) => confirm(b)), ...won.map((b) => settle(b)), ...cancelled.flatMap((b) => [cancelDebit(b), refund(b)])];
+  // Placement's confirms and the race's settlement in one batch, bets interleaved; then half the
+  // winners cancelled (their winnings taken back, then their stake). The sandbox refuses a
+  // settleBet before its confirm and a debit beyond the winnings paid, so any overtaking shows up
+  // as a refused call.
+  const calls = [...bets.map((b) => confirm(b)), ...bets.map((b) => settle(b)), ...cancelled.flatMap((b) => [cancelDebit(b, '25'), refund(b)])];
   const out = await batch(calls);
   f.sandbox.injectFaults([{ kind: 'status', status: 503, times: 15 }]);
   await f.worker.drain();
@@ -213,7 +215,7 @@ test('the worker delivers a batch to the wallet in each bet\'s order', async () 
   const effects = await f.sandbox.effects();
   for (const o of out) assert.equal((await f.call(o.transactionId)).status, 'delivered');
   for (const o of out) assert.equal(effects.get(o.transactionId), 1);
-  // 1000 − 10 confirmed + 25 won; 1000 − 10 confirmed − 5 debited + 10 refunded.
+  // 1000 − 10 confirmed + 25 won; 1000 − 10 confirmed + 25 won − 25 taken back + 10 refunded.
   assert.deepEqual(await f.sandbox.balances(won[0]!.userId), { cash: '1015.00', bonus: '0.00', reserved: '0.00' });
-  assert.deepEqual(await f.sandbox.balances(cancelled[0]!.userId), { cash: '995.00', bonus: '0.00', reserved: '0.00' });
+  assert.deepEqual(await f.sandbox.balances(cancelled[0]!.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
 });

@@ -1,7 +1,7 @@
 // The wallet commands through the real bin/wagerline: set-wallet in both auth modes (no secret
 // printed or stored in clear), wallet failed / retry / resolve / calls.
 import assert from 'node:assert/strict';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
@@ -11,7 +11,7 @@ import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
 import { runCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
-import { CLIENT, credit } from './wallet-fixtures.ts';
+import { CLIENT, credit, takenBet } from './wallet-fixtures.ts';
 
 let db: TestDatabase;
 let sandbox: WalletSandbox;
@@ -49,8 +49,8 @@ test('set-wallet, a parked call, wallet failed, wallet retry, wallet calls', asy
     settings: { WAGERLINE_WALLET_TIMEOUT_MS: 2000, WAGERLINE_WALLET_LEASE_MS: 5000, WAGERLINE_WALLET_POLL_MS: 1000, WAGERLINE_WALLET_RESERVE_RETRIES: 0 },
   });
   const worker = wallet.createWorker({ listen: false });
-  const betId = randomUUID();
-  const [call] = await withTransaction(db.pool, async (tx) => [await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId) })]);
+  const { betId, userId } = await takenBet(sandbox);
+  const [call] = await withTransaction(db.pool, async (tx) => [await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId, userId) })]);
   sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 422 }]);
   await worker.drain();
 
@@ -101,8 +101,7 @@ test('set-wallet --auth api_key: the key is sealed, never printed; switching mod
   });
   const worker = wallet.createWorker({ listen: false });
   try {
-    const betId = randomUUID();
-    const userId = randomUUID();
+    const { betId, userId } = await takenBet(sandbox);
     const [first, second] = await withTransaction(db.pool, async (tx) => [
       await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId, userId) }),
       await wallet.enqueue(tx, { tenantId: tenant.tenant_id, ...credit(betId, userId) }),

@@ -39,6 +39,10 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
   });
   const expected = new Map<string, string[]>();
   const bets = Array.from({ length: BETS }, () => ({ betId: randomUUID(), userId: randomUUID() }));
+  // Each bet taken first (its reserve and confirm seeded): a wallet credits only a bet it holds.
+  const seeded = bets.map(({ betId, userId }) => ({
+    betId, userId, bonusFlag: false, reserved: '1.00', confirmed: '1.00', reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() }));
+  await sandbox.seedBets(seeded);
   for (let round = 0; round < CALLS_PER_BET; round++) {
     for (let i = 0; i < BETS; i += 100) {
       await withTransaction(db.pool, async (tx) => {
@@ -85,7 +89,7 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
 
   const effects = await sandbox.effects();
   for (const ids of expected.values()) for (const id of ids) assert.equal(effects.get(id), 1, `transaction ${id}`);
-  assert.equal(effects.size, BETS * CALLS_PER_BET);
+  assert.equal(effects.size, BETS * CALLS_PER_BET + seeded.length * 2, 'nothing else took effect');
   // The first arrival of each transaction follows the bet's sequence.
   const firstArrival = new Map<string, string[]>();
   const seen = new Set<string>();

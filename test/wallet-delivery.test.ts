@@ -101,7 +101,7 @@ describe('retries', () => {
   ] as const;
   for (const fault of retried) {
     test(`${fault.kind}${'status' in fault ? ` ${fault.status}` : ''} is retried 5 minutes later with the same transactionId`, async () => {
-      const [call] = await f.enqueue(credit());
+      const [call] = await f.enqueue(await f.creditOfTakenBet());
       f.sandbox.injectFaults([{ op: 'credit', ...fault }]);
       await f.worker.drain();
       const row = await f.call(call!.transactionId);
@@ -126,7 +126,7 @@ describe('retries', () => {
 
   for (const status of [400, 403, 404, 409, 422]) {
     test(`${status} is final: the call is parked as failed with the error body as given`, async () => {
-      const [call] = await f.enqueue(credit());
+      const [call] = await f.enqueue(await f.creditOfTakenBet());
       f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status, body: { message: 'nope', code: 'NOPE', statusCode: status } }]);
       await f.worker.drain();
       const row = await f.call(call!.transactionId);
@@ -183,7 +183,7 @@ describe('retries', () => {
   });
 
   test('the schedule: 5, 10, 20, 60, 60 minutes, then parked after the fifth retry (spec 8)', async () => {
-    const [call] = await f.enqueue(credit());
+    const [call] = await f.enqueue(await f.creditOfTakenBet());
     f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 502, times: MAX_RETRIES + 1 }]);
     const gaps: number[] = [];
     await f.worker.drain();
@@ -202,9 +202,9 @@ describe('retries', () => {
   });
 
   test('401: the token is renewed once and the call sent again at once', async () => {
-    const [call] = await f.enqueue(credit());
+    const [call] = await f.enqueue(await f.creditOfTakenBet());
     await f.worker.drain();
-    const [second] = await f.enqueue(credit());
+    const [second] = await f.enqueue(await f.creditOfTakenBet());
     f.sandbox.revokeTokens();
     const before = f.sandbox.requests().filter((r) => r.op === 'auth/token').length;
     await f.worker.drain();
@@ -216,7 +216,7 @@ describe('retries', () => {
   });
 
   test('a 401 that a fresh token does not cure counts as a failure on the schedule (not final)', async () => {
-    const [call] = await f.enqueue(credit());
+    const [call] = await f.enqueue(await f.creditOfTakenBet());
     const invalid = { message: 'token refused', code: 'INVALID_TOKEN', statusCode: 401 };
     f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 401, times: 2, body: invalid }]);
     await f.worker.drain();
@@ -227,7 +227,7 @@ describe('retries', () => {
   });
 
   test('a token endpoint that fails is retried on the schedule, and the call is not sent without a token', async () => {
-    const [call] = await f.enqueue(credit());
+    const [call] = await f.enqueue(await f.creditOfTakenBet());
     f.wallet.http.forgetTokens();
     f.sandbox.injectFaults([{ op: 'auth/token', kind: 'status', status: 503 }]);
     await f.worker.drain();
@@ -243,8 +243,7 @@ describe('retries', () => {
   });
 
   test('a parked call blocks the later calls of its bet until it is retried', async () => {
-    const betId = randomUUID();
-    const userId = randomUUID();
+    const { betId, userId } = await f.takenBet();
     const [first, second] = await f.enqueue(credit(betId, userId), credit(betId, userId));
     f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 400 }]);
     await f.worker.drain();
@@ -266,7 +265,7 @@ describe('retries', () => {
   test('a call without a complete answer within the bound (no headers, or a stalled body) is cut and retried', async () => {
     const g = await walletFixture({ settings: { WAGERLINE_WALLET_TIMEOUT_MS: 200, WAGERLINE_WALLET_LEASE_MS: 2000 } });
     try {
-      const [call] = await g.enqueue(credit());
+      const [call] = await g.enqueue(await g.creditOfTakenBet());
       g.sandbox.injectFaults([{ op: 'credit', kind: 'hang' }]);
       await g.worker.drain();
       const [attempt] = await g.attempts(call!.transactionId);
@@ -291,7 +290,7 @@ describe('several workers on one database', () => {
     const second = f.services().wallet;
     const other = second.createWorker({ listen: false });
     try {
-      const calls = await f.enqueue(...Array.from({ length: 300 }, (_, i) => credit(undefined, undefined, `${i % 7}.25`)));
+      const calls = await f.enqueue(...await Promise.all(Array.from({ length: 300 }, (_, i) => f.creditOfTakenBet(`${i % 7}.25`))));
       await Promise.all([f.worker.drain(), other.drain(), f.worker.drain()]);
       const counts = new Map<string, number>();
       for (const r of f.sandbox.requests()) {

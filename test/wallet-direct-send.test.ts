@@ -115,16 +115,15 @@ for (const [how, during] of Object.entries(gone)) {
 }
 
 test('a call queued behind one in flight is claimed as soon as that one is recorded', async () => {
-  const betId = randomUUID();
-  const userId = randomUUID();
   const slow = await walletFixture({ settings: { WAGERLINE_WALLET_POLL_MS: 600_000 }, sandbox: { latencyMs: 300 } });
   try {
+    const { betId, userId } = await slow.takenBet(); // its stake of 1.00 taken
     const [first] = await slow.enqueue(credit(betId, userId, '1.00'));
     await slow.worker.start(); // its first round claims the first credit
     const [second] = await slow.enqueue(credit(betId, userId, '2.00')); // no LISTEN: nothing wakes for it
     await until('both credits delivered', async () => (await slow.call(second!.transactionId)).status === 'delivered', 5000);
     assert.equal((await slow.call(first!.transactionId)).status, 'delivered');
-    assert.deepEqual(await slow.sandbox.balances(userId), { cash: '1003.00', bonus: '0.00', reserved: '0.00' });
+    assert.deepEqual(await slow.sandbox.balances(userId), { cash: '1002.00', bonus: '0.00', reserved: '0.00' });
   } finally {
     await slow.close();
   }
@@ -140,7 +139,8 @@ test('the worker goes on claiming while calls of other senders hold some of the 
        VALUES ($1, $2, $3, 1, $4, 'reserve', 1, 'dollars', false, 'sending', now(), now(), now() + interval '1 hour', 'reserve/elsewhere')`,
       [busy.tenantId, randomUUID(), randomUUID(), randomUUID()]);
     const userId = randomUUID();
-    const credits = await busy.enqueue(...Array.from({ length: 20 }, () => credit(randomUUID(), userId, '1.00')));
+    // 20 bets taken for 1.00 each, then credited 2.00 each: 1000 − 20 + 40.
+    const credits = await busy.enqueue(...await Promise.all(Array.from({ length: 20 }, () => busy.creditOfTakenBet('2.00', userId))));
     await busy.worker.start(); // its first round claims 4: the fifth slot is the reserve's
     await until('all 20 credits delivered', async () => (await deliveredCalls(busy.db, 'credit')) === credits.length, 8000);
     assert.deepEqual(await busy.sandbox.balances(userId), { cash: '1020.00', bonus: '0.00', reserved: '0.00' });

@@ -8,7 +8,7 @@ import type { WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
 import type { WalletSettings } from '../src/modules/wallet/wallet.service.ts';
 import type { ServiceDeps } from '../src/services.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
-import type { SandboxOptions } from '../src/tools/wallet-sandbox/types.ts';
+import type { SandboxOptions, WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testClock, testServices } from './helpers/app.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 
@@ -65,6 +65,12 @@ export async function walletFixture(options: FixtureOptions = {}) {
       for (const input of inputs) out.push(await withTransaction(db.pool, (tx) => wallet.enqueue(tx, { tenantId, ...input })));
       return out;
     },
+    takenBet: (userId?: string) => takenBet(sandbox, userId),
+    /** An adjustment credit (`credit` below) of a bet of its own, taken first (takenBet). */
+    async creditOfTakenBet(amount = '1.00', userId?: string) {
+      const bet = await takenBet(sandbox, userId);
+      return credit(bet.betId, bet.userId, amount);
+    },
     async call(transactionId: string) {
       const { rows } = await db.pool.query('SELECT * FROM wallet_calls WHERE transaction_id = $1', [transactionId]);
       return rows[0];
@@ -90,7 +96,19 @@ export async function walletFixture(options: FixtureOptions = {}) {
 
 export type WalletFixture = Awaited<ReturnType<typeof walletFixture>>;
 
-export const credit = (betId = randomUUID(), userId = randomUUID(), amount = '1.00') =>
+/**
+ * A bet the sandbox holds as taken, reserved and confirmed for 1.00 (seedBets: as wagerline's reserve
+ * and confirm leave it), for a credit to act on: the sandbox refuses a credit or debit of a bet it
+ * never reserved, as a real wallet would.
+ */
+export async function takenBet(sandbox: WalletSandbox, userId: string = randomUUID()): Promise<{ betId: string; userId: string }> {
+  const betId = randomUUID();
+  await sandbox.seedBets([{ betId, userId, bonusFlag: false, reserved: '1.00', confirmed: '1.00', reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() }]);
+  return { betId, userId };
+}
+
+/** A credit (adjustreversetransaction) for the bet: the sandbox takes it once the bet is taken (takenBet). */
+export const credit = (betId: string = randomUUID(), userId: string = randomUUID(), amount = '1.00') =>
   ({ betId, userId, op: 'credit' as const, amount, bonusFlag: false, transactionType: 'adjustreversetransaction' });
 
 export const reserveMetadata = (userId: string) => ({ userId, brandName: 'Test Brand', brandUserId: 'user-1', data: '{}' });

@@ -33,7 +33,7 @@ function stalledClaims(pool: Pool, stallMs: number): Pool {
 
 test('a claim answered after most of its lease is left unsent; the next sender delivers the call once', async () => {
   const userId = randomUUID();
-  const [call] = await f.enqueue({ betId: randomUUID(), userId, op: 'credit', amount: '1.00', bonusFlag: false, transactionType: 'adjustreversetransaction' });
+  const [call] = await f.enqueue(await f.creditOfTakenBet('1.00', userId));
   const logged: string[] = [];
   const late = createWalletWorker({ db: stalledClaims(f.db.pool, LEASE_MS), box: f.box, http: createWalletHttp({ timeoutMs: 2000 }),
     clock: f.clock, leaseMs: LEASE_MS, pollMs: 60_000, log: (message) => logged.push(message) });

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import type { Counter } from 'prom-client';
-import { credit, reserveMetadata, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
+import { reserveMetadata, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 const LEASE_MS = 1200;
 let f: WalletFixture;
@@ -21,7 +21,7 @@ const arrived = (field: 'transactionId' | 'betId', id: string) => () =>
 
 test('worker: a call taken over by another sender is abandoned at the next renewal, and nothing is recorded', async () => {
   const { logs, service, worker } = f.loggedWorker();
-  const [call] = await f.enqueue(credit());
+  const [call] = await f.enqueue(await f.creditOfTakenBet());
   f.sandbox.injectFaults([{ op: 'credit', kind: 'hang' }]);
   await worker.start();
   try {
@@ -45,7 +45,7 @@ test('worker: a call taken over by another sender is abandoned at the next renew
 
 test('worker: a lease that could run out unrenewed is let go; the call is taken over and sent once more', async () => {
   const { logs, service, worker } = f.loggedWorker();
-  const [call] = await f.enqueue(credit());
+  const [call] = await f.enqueue(await f.creditOfTakenBet());
   f.sandbox.injectFaults([{ op: 'credit', kind: 'hang' }]);
   await worker.start();
   try {

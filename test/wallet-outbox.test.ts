@@ -24,7 +24,7 @@ test('a call exists only once the caller\'s transaction commits, and never after
   const tx = await f.db.pool.connect();
   try {
     await tx.query('BEGIN');
-    const open = await f.wallet.enqueue(tx, { tenantId: f.tenantId, ...credit() });
+    const open = await f.wallet.enqueue(tx, { tenantId: f.tenantId, ...(await f.creditOfTakenBet()) });
     await f.worker.drain();
     assert.ok(!sentIds().has(open.transactionId), 'not sent while the transaction is open');
     await tx.query('COMMIT');
@@ -90,7 +90,7 @@ test('never more calls in flight to one wallet than its concurrency, across work
   const second = g.services().wallet;
   const other = second.createWorker({ listen: false });
   try {
-    const calls = await g.enqueue(...Array.from({ length: 24 }, () => credit()));
+    const calls = await g.enqueue(...await Promise.all(Array.from({ length: 24 }, () => g.creditOfTakenBet())));
     await Promise.all([g.worker.drain(), other.drain()]);
     assert.equal(g.sandbox.load().peak, 3);
     const { rows } = await g.db.pool.query("SELECT count(*)::int AS n FROM wallet_calls WHERE status = 'delivered'");
@@ -109,11 +109,14 @@ test('a tenant configured for integer cents gets amounts in cents on the wire', 
     const betId = randomUUID();
     const reserved = await g.wallet.reserve({ tenantId: g.tenantId, betId, userId, amount: '10.05', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) });
     assert.equal(reserved.outcome, 'reserved');
-    await g.enqueue({ betId, userId, op: 'credit', amount: '12.34', bonusFlag: false, transactionType: 'cashout' });
+    await g.enqueue(
+      { betId, userId, op: 'confirm', amount: '10.05', bonusFlag: false, betMetadata: { id: betId, legs: [] } },
+      { betId, userId, op: 'credit', amount: '12.34', bonusFlag: false, transactionType: 'cashout' },
+    );
     await g.worker.drain();
     const amounts = g.sandbox.requests().map((r) => [r.op, (r.body as { amount?: number }).amount]).filter(([op]) => op !== 'auth/token');
-    assert.deepEqual(amounts, [['reserve', 1005], ['credit', 1234]]);
-    assert.deepEqual(await g.sandbox.balances(userId), { cash: '1002.29', bonus: '0.00', reserved: '10.05' });
+    assert.deepEqual(amounts, [['reserve', 1005], ['confirm', 1005], ['credit', 1234]]);
+    assert.deepEqual(await g.sandbox.balances(userId), { cash: '1002.29', bonus: '0.00', reserved: '0.00' });
   } finally {
     await g.close();
   }
@@ -123,7 +126,7 @@ test('metrics: calls by tenant, operation and outcome; outbox depth, parked call
   const g = await walletFixture();
   try {
     const gauge = async (name: string) => (await (g.registry.getSingleMetric(name) as Gauge).get()).values[0]!.value;
-    const [first, second] = await g.enqueue(credit(), credit());
+    const [first, second] = await g.enqueue(await g.creditOfTakenBet(), await g.creditOfTakenBet());
     g.clock.advance(90_000);
     assert.deepEqual([await gauge('wallet_outbox_depth'), await gauge('wallet_outbox_oldest_pending_seconds')], [2, 90]);
     g.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 422 }]);
@@ -150,7 +153,7 @@ test('signed calls: a wallet holding the same signing secret accepts them; anoth
     const betId = randomUUID();
     const reserved = await g.wallet.reserve({ tenantId: g.tenantId, betId, userId, amount: '2', bonusFlag: false, token: 't', metadata: reserveMetadata(userId) });
     assert.equal(reserved.outcome, 'reserved');
-    const [signed] = await g.enqueue(credit(betId, userId));
+    const [, signed] = await g.enqueue({ betId, userId, op: 'confirm', amount: '2', bonusFlag: false, betMetadata: { id: betId, legs: [] } }, credit(betId, userId));
     await g.worker.drain();
     assert.equal((await g.call(signed!.transactionId)).status, 'delivered');
     await g.wallet.setWallet({ tenantId: g.tenantId, url: g.sandbox.url, auth: 'client_credentials', clientId: 'wagerline-test', clientSecret: 'sandbox-secret-123', signingSecret: 'another-secret-45678901' });

@@ -2,7 +2,7 @@
 // the next poll. A call holds its slot until its result is written, and record() claims again just
 // before that: the claim it makes finds no slot, so the slot's release must claim again.
 import { after, before, test } from 'node:test';
-import { credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
+import { walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
 before(async () => {
@@ -12,7 +12,7 @@ before(async () => {
 after(() => f.close());
 
 test('a backlog of 12 calls on a wallet with 2 slots is delivered round after round, without waiting for the poll', async () => {
-  const calls = await f.enqueue(...Array.from({ length: 12 }, () => credit()));
+  const calls = await f.enqueue(...await Promise.all(Array.from({ length: 12 }, () => f.creditOfTakenBet())));
   const { service, worker } = f.loggedWorker();
   await worker.start();
   try {

@@ -8,7 +8,7 @@ import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { withTransaction } from '../src/db/pool.ts';
 import { upsertWalletConfig } from '../src/modules/wallet/config/wallet-config.queries.ts';
 import { walletBinding } from '../src/modules/wallet/config/wallet-config.service.ts';
-import { CLIENT, credit, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
+import { CLIENT, walletFixture, type WalletFixture, until } from './wallet-fixtures.ts';
 
 let f: WalletFixture;
 before(async () => {
@@ -29,8 +29,9 @@ const foreignWallet = (tenantId: string) => upsertWalletConfig(f.db.pool, {
 test('a tenant whose wallet secret cannot be opened is skipped and logged once per version; the others are served', async () => {
   const other = await f.tenants.createTenant({ name: 'Other Key' });
   await foreignWallet(other.tenant_id);
-  const stuck = await withTransaction(f.db.pool, (tx) => f.wallet.enqueue(tx, { tenantId: other.tenant_id, ...credit() }));
-  const [ours] = await f.enqueue(credit());
+  const stuckCredit = await f.creditOfTakenBet();
+  const stuck = await withTransaction(f.db.pool, (tx) => f.wallet.enqueue(tx, { tenantId: other.tenant_id, ...stuckCredit }));
+  const [ours] = await f.enqueue(await f.creditOfTakenBet());
   const { logs, service, worker } = f.loggedWorker();
   const unreadable = () => logs.filter((l) => l.message.startsWith('wallet configuration unreadable'));
   await worker.start(); // rejected before, and serve did not start
@@ -59,7 +60,7 @@ test('a tenant whose wallet secret cannot be opened is skipped and logged once p
 });
 
 test('stop() waits for the poll round in progress, which claims nothing more: no call is left leased or sent after stop', async () => {
-  const [call] = await f.enqueue(credit());
+  const [call] = await f.enqueue(await f.creditOfTakenBet());
   const { service, worker } = f.loggedWorker();
   const lock = await f.db.pool.connect();
   let released = false;

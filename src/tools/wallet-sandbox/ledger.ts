@@ -22,6 +22,8 @@ export interface BetState {
   confirmed: number;
   refunded: number;
   settled: number;
+  /** Winnings paid and not taken back: settleBet and cash-out amounts, less debits. */
+  winnings: number;
 }
 
 /** Deltas in cents; `create` makes the bet row (reserve); `status` sets the bet's status. */
@@ -33,6 +35,7 @@ export interface Effect {
   confirmed: number;
   refunded: number;
   settled: number;
+  winnings: number;
   create?: { bonus: boolean };
   status?: BetStatus;
 }
@@ -48,7 +51,7 @@ export interface RuleFlags {
   bonusWinnings?: boolean;
 }
 
-const NONE: Effect = { cash: 0, bonus: 0, reserved: 0, held: 0, confirmed: 0, refunded: 0, settled: 0 };
+const NONE: Effect = { cash: 0, bonus: 0, reserved: 0, held: 0, confirmed: 0, refunded: 0, settled: 0, winnings: 0 };
 
 function move(useBonus: boolean, cents: number, more: Partial<Effect> = {}): Effect {
   return { ...NONE, ...(useBonus ? { bonus: cents } : { cash: cents }), ...more };
@@ -72,11 +75,16 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
     return move(useBonus, -req.amount, { reserved: req.amount, held: req.amount, create: { bonus: useBonus }, status: 'reserved' });
   }
-  // A debit takes back winnings the bet was paid: a bet never reserved was paid none.
+  // A debit takes back winnings the bet was paid (spec 2.4: both codes reverse winnings of the
+  // bet): a bet never reserved was paid none, and no more can come back than was paid and not
+  // yet taken back — a larger debit would take the user's own money.
   if (req.op === 'debit') {
     if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: it has no winnings to take back`);
+    if (req.amount > bet.winnings) {
+      return errorAnswer('DEBIT_EXCEEDS_WINNINGS', `debit ${centsToDollars(req.amount)} is more than the ${centsToDollars(bet.winnings)} of winnings paid on bet ${req.betId} and not yet taken back`);
+    }
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
-    return move(useBonus, -req.amount);
+    return move(useBonus, -req.amount, { winnings: -req.amount });
   }
   if (req.op === 'credit') return creditEffect(req, bet, useBonus);
   // confirm, refundBet, settleBet: only after a successful reserve (spec 3).
@@ -87,7 +95,7 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     // play: winnings paid on it would be money from nowhere. A client that settles it is wrong.
     if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to settle`);
     if (flags.settleOnce && (req.amount === 0 || bet.settled > 0)) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: only one settleBet, of a winner`);
-    return { ...NONE, cash: req.amount, settled: req.amount }; // winnings always go to cash (spec 2.4)
+    return { ...NONE, cash: req.amount, settled: req.amount, winnings: req.amount }; // winnings always go to cash (spec 2.4)
   }
   if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {
     return errorAnswer('BONUS_FLAG_MISMATCH', `bet ${req.betId} was reserved with bonusFlag ${bet.bonus}`);
@@ -115,17 +123,30 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   });
 }
 
+/** What each credit is about, for the refusal of one without a bet taken. */
+const CREDIT_NEEDS: Record<string, string> = {
+  betpartialrefund: 'no stake was taken to refund in part (a hold goes back with refundBet)',
+  cashout: 'no stake was taken to cash out',
+  adjustreversetransaction: 'no stake was taken for a manual adjustment to correct',
+};
+
 /**
- * A credit adds to the balance. A partial refund (betpartialrefund) returns part of a confirmed
- * bet's stake: it needs one (a held reservation goes back with refundBet, nothing was taken yet),
- * and counts with refundBet's toward the confirmed amount, so that the two together never return
- * more than was taken (a client refunding a stake it already returned in part is wrong). A manual
- * adjustment or a cash-out is taken for any betId (docs/wallet-sandbox.md, Rules).
+ * A credit adds to the balance, for a bet taken: wagerline sends a partial refund, a cash-out or a
+ * manual adjustment only for a bet it confirmed, so a credit of a bet never reserved
+ * (UNKNOWN_BET) or not confirmed (BET_STATE_CONFLICT) is a caller's bug a real wallet would refuse,
+ * not money to pay. A cash-out stands for the bet's winnings: like settleBet, not once its whole
+ * stake came back. A partial refund (betpartialrefund) counts with refundBet's toward the confirmed
+ * amount, so that the two together never return more than was taken.
  */
 function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean): Effect | Answer {
-  if (req.transactionType !== 'betpartialrefund') return move(useBonus, req.amount);
-  if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: it has no stake to refund`);
-  if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: no stake was taken to refund in part`);
+  const needs = CREDIT_NEEDS[req.transactionType ?? ''] ?? 'no stake was taken';
+  if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: ${needs}`);
+  if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: ${needs}`);
+  if (req.transactionType === 'adjustreversetransaction') return move(useBonus, req.amount);
+  if (req.transactionType === 'cashout') {
+    if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to cash out`);
+    return move(useBonus, req.amount, { winnings: req.amount });
+  }
   const left = bet.confirmed - bet.refunded;
   if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `partial refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
   return move(useBonus, req.amount, { refunded: req.amount });
@@ -141,7 +162,7 @@ export function applyToUser(user: UserState, e: Effect): UserState {
 
 export function applyToBet(bet: BetState | undefined, ids: { betId: string; userId: string }, e: Effect): BetState | undefined {
   const base: BetState | undefined = bet ?? (e.create
-    ? { betId: ids.betId, userId: ids.userId, bonus: e.create.bonus, status: 'reserved', held: 0, confirmed: 0, refunded: 0, settled: 0 }
+    ? { betId: ids.betId, userId: ids.userId, bonus: e.create.bonus, status: 'reserved', held: 0, confirmed: 0, refunded: 0, settled: 0, winnings: 0 }
     : undefined);
   if (!base) return undefined;
   return {
@@ -151,6 +172,8 @@ export function applyToBet(bet: BetState | undefined, ids: { betId: string; user
     confirmed: base.confirmed + e.confirmed,
     refunded: base.refunded + e.refunded,
     settled: base.settled + e.settled,
+    // An effect stored before winnings were tracked has none (replayed by the idempotency break mode).
+    winnings: base.winnings + (e.winnings ?? 0),
   };
 }
 

@@ -18,7 +18,13 @@ function ddl(s: string): string {
       user_id text PRIMARY KEY, cash bigint NOT NULL, bonus bigint NOT NULL, reserved bigint NOT NULL DEFAULT 0);
     CREATE TABLE IF NOT EXISTS ${s}.bets (
       bet_id text PRIMARY KEY, user_id text NOT NULL, bonus boolean NOT NULL, status text NOT NULL,
-      held bigint NOT NULL, confirmed bigint NOT NULL, refunded bigint NOT NULL, settled bigint NOT NULL);
+      held bigint NOT NULL, confirmed bigint NOT NULL, refunded bigint NOT NULL, settled bigint NOT NULL,
+      winnings bigint NOT NULL);
+    -- A schema made before winnings were counted: its bets' settleBets stand for them (lenient:
+    -- a debit or cash-out made then is not counted).
+    ALTER TABLE ${s}.bets ADD COLUMN IF NOT EXISTS winnings bigint;
+    UPDATE ${s}.bets SET winnings = settled WHERE winnings IS NULL;
+    ALTER TABLE ${s}.bets ALTER COLUMN winnings SET NOT NULL;
     CREATE TABLE IF NOT EXISTS ${s}.transactions (
       transaction_id text PRIMARY KEY, op text NOT NULL, bet_id text NOT NULL, user_id text NOT NULL,
       bonus_flag boolean NOT NULL, amount bigint NOT NULL, transaction_type text, fingerprint text NOT NULL,
@@ -46,6 +52,7 @@ function toBet(r: Record<string, unknown> | undefined): BetState | undefined {
   return {
     betId: r.bet_id as string, userId: r.user_id as string, bonus: r.bonus as boolean, status: r.status as BetState['status'],
     held: Number(r.held), confirmed: Number(r.confirmed), refunded: Number(r.refunded), settled: Number(r.settled),
+    winnings: Number(r.winnings),
   };
 }
 
@@ -74,15 +81,15 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
   }
 
   async function saveBet(tx: Client, before: BetState | undefined, b: BetState): Promise<void> {
-    const values = [b.betId, b.userId, b.bonus, b.status, b.held, b.confirmed, b.refunded, b.settled];
+    const values = [b.betId, b.userId, b.bonus, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings];
     if (before) {
-      await tx.query(`UPDATE ${s}.bets SET status = $2, held = $3, confirmed = $4, refunded = $5, settled = $6 WHERE bet_id = $1`,
-        [b.betId, b.status, b.held, b.confirmed, b.refunded, b.settled]);
+      await tx.query(`UPDATE ${s}.bets SET status = $2, held = $3, confirmed = $4, refunded = $5, settled = $6, winnings = $7 WHERE bet_id = $1`,
+        [b.betId, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings]);
       return;
     }
     const { rowCount } = await tx.query(
-      `INSERT INTO ${s}.bets (bet_id, user_id, bonus, status, held, confirmed, refunded, settled)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT DO NOTHING`, values);
+      `INSERT INTO ${s}.bets (bet_id, user_id, bonus, status, held, confirmed, refunded, settled, winnings)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`, values);
     if (!rowCount) throw retry(); // another user's reserve of the same bet won: start over and see it
   }
 

@@ -8,8 +8,9 @@ import { SANDBOX_CODES, startWalletSandbox, type WalletSandbox } from './index.t
 import { BREAK_MODES } from './types.ts';
 import { bearer, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
 
-function credit(amount: number, userId = randomUUID()) {
-  return { transactionId: randomUUID(), betId: randomUUID(), userId, bonusFlag: false, amount, transactionType: 'cashout' };
+/** A call that needs no earlier one: the reserve of a new bet (a credit needs a bet taken first). */
+function reserve(amount: number, userId = randomUUID()) {
+  return { transactionId: randomUUID(), betId: randomUUID(), userId, bonusFlag: false, amount, token: 't', metadata: {} };
 }
 
 async function withSandbox(options: Partial<Parameters<typeof startWalletSandbox>[0]>, fn: (s: WalletSandbox) => Promise<void>) {
@@ -35,25 +36,25 @@ test('client credentials: token shape of spec 2.3, wrong secret, wrong grant, mi
     assert.equal((await token({ grant_type: 'password', client_id: 'op-client', client_secret: 'op-secret' })).json.code, 'UNSUPPORTED_GRANT_TYPE');
 
     const auth = { authorization: `Bearer ${ok.json.access_token}` };
-    assert.equal((await call(s, auth, 'credit', credit(1))).status, 200);
-    const missing = await call(s, {}, 'credit', credit(1));
+    assert.equal((await call(s, auth, 'reserve', reserve(1))).status, 200);
+    const missing = await call(s, {}, 'reserve', reserve(1));
     assert.deepEqual(missing.json, { message: missing.json.message, code: 'INVALID_TOKEN', statusCode: 401 });
     clock = new Date(clock.getTime() + 61_000);
-    assert.equal((await call(s, auth, 'credit', credit(1))).json.code, 'INVALID_TOKEN');
+    assert.equal((await call(s, auth, 'reserve', reserve(1))).json.code, 'INVALID_TOKEN');
     const fresh = await bearer(s);
     s.revokeTokens();
-    const revoked = await call(s, fresh, 'credit', credit(1));
+    const revoked = await call(s, fresh, 'reserve', reserve(1));
     assert.deepEqual([revoked.status, revoked.json.code], [401, 'INVALID_TOKEN']);
-    assert.equal((await call(s, await bearer(s), 'credit', credit(1))).status, 200);
+    assert.equal((await call(s, await bearer(s), 'reserve', reserve(1))).status, 200);
   });
 });
 
 test('API key: the configured header carries the key; a wrong key is 401 INVALID_API_KEY; there is no /auth/token', async () => {
   await withSandbox({ auth: { kind: 'api_key', apiKey: 'k-123', header: 'X-Wallet-Key' } }, async (s) => {
-    assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'credit', credit(1))).status, 200);
-    const wrong = await call(s, { 'x-wallet-key': 'k-124' }, 'credit', credit(1));
+    assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'reserve', reserve(1))).status, 200);
+    const wrong = await call(s, { 'x-wallet-key': 'k-124' }, 'reserve', reserve(1));
     assert.deepEqual([wrong.status, wrong.json.code, wrong.json.statusCode], [401, 'INVALID_API_KEY', 401]);
-    assert.equal((await call(s, { 'x-api-key': 'k-123' }, 'credit', credit(1))).status, 401);
+    assert.equal((await call(s, { 'x-api-key': 'k-123' }, 'reserve', reserve(1))).status, 401);
     assert.equal((await call(s, {}, 'auth/token', { grant_type: 'client_credentials' })).status, 404);
   });
 });
@@ -74,14 +75,14 @@ test('amountUnit cents reads integer cents; failRate answers 503 SIMULATED_FAILU
   let draw = 0.9;
   await withSandbox({ amountUnit: 'cents', failRate: 0.5, random: () => draw }, async (s) => {
     const auth = await bearer(s);
-    const body = credit(1050);
-    assert.equal((await call(s, auth, 'credit', body)).status, 200);
-    assert.deepEqual(await s.balances(body.userId), { cash: '1010.50', bonus: '0.00', reserved: '0.00' });
-    assert.equal((await call(s, auth, 'credit', credit(10.5))).json.code, 'VALIDATION_ERROR');
+    const body = reserve(1050);
+    assert.equal((await call(s, auth, 'reserve', body)).status, 200);
+    assert.deepEqual(await s.balances(body.userId), { cash: '989.50', bonus: '0.00', reserved: '10.50' });
+    assert.equal((await call(s, auth, 'reserve', reserve(10.5))).json.code, 'VALIDATION_ERROR');
     draw = 0.1;
-    const failed = await call(s, auth, 'credit', credit(100, body.userId));
+    const failed = await call(s, auth, 'reserve', reserve(100, body.userId));
     assert.deepEqual([failed.status, failed.json.code], [503, 'SIMULATED_FAILURE']);
-    assert.deepEqual(await s.balances(body.userId), { cash: '1010.50', bonus: '0.00', reserved: '0.00' });
+    assert.deepEqual(await s.balances(body.userId), { cash: '989.50', bonus: '0.00', reserved: '10.50' });
   });
 });
 
@@ -89,25 +90,25 @@ test('injected faults: status, garbage, empty, html, reset, per op, then normal 
   await withSandbox({}, async (s) => {
     const auth = await bearer(s);
     s.injectFaults([
-      { op: 'credit', kind: 'status', status: 503, times: 2 },
-      { op: 'credit', kind: 'status', status: 429, body: 'slow down' },
-      { op: 'credit', kind: 'garbage' },
-      { op: 'credit', kind: 'empty' },
-      { op: 'credit', kind: 'html', status: 502 },
+      { op: 'reserve', kind: 'status', status: 503, times: 2 },
+      { op: 'reserve', kind: 'status', status: 429, body: 'slow down' },
+      { op: 'reserve', kind: 'garbage' },
+      { op: 'reserve', kind: 'empty' },
+      { op: 'reserve', kind: 'html', status: 502 },
       { op: 'debit', kind: 'reset' },
     ]);
-    const body = credit(5);
+    const body = reserve(5);
     const seen = [];
     for (let i = 0; i < 6; i++) {
-      const r = await call(s, auth, 'credit', body);
+      const r = await call(s, auth, 'reserve', body);
       seen.push([r.status, r.json?.code ?? r.text.slice(0, 15)]);
     }
     assert.deepEqual(seen, [
       [503, 'INTERNAL_ERROR'], [503, 'INTERNAL_ERROR'], [429, 'slow down'], [200, '{"success": tru'], [200, ''], [502, '<html><body><h1'],
     ]);
     assert.equal((await s.effects()).get(body.transactionId), undefined, 'no fault applied anything');
-    await assert.rejects(call(s, auth, 'debit', { ...credit(1), transactionType: 'deductbetwin' }));
-    assert.equal((await call(s, auth, 'credit', body)).status, 200);
+    await assert.rejects(call(s, auth, 'debit', { ...reserve(1), transactionType: 'deductbetwin' }));
+    assert.equal((await call(s, auth, 'reserve', body)).status, 200);
     assert.deepEqual(s.requests().slice(-8).map((r) => r.status), [503, 503, 429, 200, 200, 502, 0, 200]);
     s.injectFaults([{ op: 'auth/token', kind: 'status', status: 500 }]);
     const token = await call(s, {}, 'auth/token', { grant_type: 'client_credentials', client_id: 'op-client', client_secret: 'op-secret' });
@@ -120,12 +121,12 @@ test('apply-then-fail: the call takes effect but is answered 500; the retry is a
   await withSandbox({}, async (s) => {
     const auth = await bearer(s);
     s.injectFaults([{ kind: 'apply-then-fail' }]);
-    const body = credit(8);
-    const first = await call(s, auth, 'credit', body);
+    const body = reserve(8);
+    const first = await call(s, auth, 'reserve', body);
     assert.equal(first.status, 500);
-    const retry = await call(s, auth, 'credit', body);
-    assert.deepEqual([retry.status, retry.json.success, retry.json.balance.cash], [200, true, '1008.00']);
-    assert.deepEqual(await s.balances(body.userId), { cash: '1008.00', bonus: '0.00', reserved: '0.00' });
+    const retry = await call(s, auth, 'reserve', body);
+    assert.deepEqual([retry.status, retry.json.success, retry.json.balance.cash], [200, true, '992.00']);
+    assert.deepEqual(await s.balances(body.userId), { cash: '992.00', bonus: '0.00', reserved: '8.00' });
     assert.equal((await s.effects()).get(body.transactionId), 1);
   });
 });
@@ -146,20 +147,20 @@ test('signingSecret: a valid signature passes; missing, tampered and stale ones 
   await withSandbox({ auth: { kind: 'api_key', apiKey: 'k' }, signingSecret: 'operator-secret', now: () => clock }, async (s) => {
     const send = async (body: string, timestamp: number, signWith = 'operator-secret', signedBody = body) => {
       const signature = `v1=${createHmac('sha256', signWith).update(`${timestamp}.${signedBody}`).digest('hex')}`;
-      const res = await fetch(`${s.url}/credit`, {
+      const res = await fetch(`${s.url}/reserve`, {
         method: 'POST', body,
         headers: { 'x-api-key': 'k', 'content-type': 'application/json', 'x-wagerline-timestamp': String(timestamp), 'x-wagerline-signature': signature },
       });
       return [res.status, ((await res.json()) as { code?: string; success?: boolean }).code ?? 'ok'];
     };
     const now = clock.getTime() / 1000;
-    const body = JSON.stringify(credit(3));
+    const body = JSON.stringify(reserve(3));
     assert.deepEqual(await send(body, now), [200, 'ok']);
-    assert.deepEqual(await send(JSON.stringify(credit(3)), now, 'wrong-secret'), [401, 'INVALID_SIGNATURE']);
-    assert.deepEqual(await send(JSON.stringify(credit(3)), now, 'operator-secret', '{"tampered":true}'), [401, 'INVALID_SIGNATURE']);
-    assert.deepEqual(await send(JSON.stringify(credit(3)), now - 301), [401, 'INVALID_SIGNATURE']);
-    assert.deepEqual(await send(JSON.stringify(credit(3)), now + 299), [200, 'ok']);
-    const unsigned = await call(s, { 'x-api-key': 'k' }, 'credit', credit(1));
+    assert.deepEqual(await send(JSON.stringify(reserve(3)), now, 'wrong-secret'), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(reserve(3)), now, 'operator-secret', '{"tampered":true}'), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(reserve(3)), now - 301), [401, 'INVALID_SIGNATURE']);
+    assert.deepEqual(await send(JSON.stringify(reserve(3)), now + 299), [200, 'ok']);
+    const unsigned = await call(s, { 'x-api-key': 'k' }, 'reserve', reserve(1));
     assert.deepEqual([unsigned.status, unsigned.json.code], [401, 'INVALID_SIGNATURE']);
   });
 });
@@ -173,8 +174,8 @@ test('docs/wallet-sandbox.md documents every error code with its status, and eve
 
 test('the request log keeps only the latest requests: a sandbox left running does not grow without bound', async () => {
   await withSandbox({ auth: { kind: 'api_key', apiKey: 'k-123', header: 'X-Wallet-Key' }, requestLogLimit: 10 }, async (s) => {
-    const sent = Array.from({ length: 25 }, () => credit(1));
-    for (const body of sent) assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'credit', body)).status, 200);
+    const sent = Array.from({ length: 25 }, () => reserve(1));
+    for (const body of sent) assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'reserve', body)).status, 200);
     const kept = s.requests().map((r) => r.transactionId);
     assert.ok(kept.length <= 10 && kept.length >= 9, `kept ${kept.length}`);
     assert.deepEqual(kept, sent.slice(-kept.length).map((b) => b.transactionId), 'the newest, in order');

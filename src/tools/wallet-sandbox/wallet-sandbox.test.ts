@@ -84,8 +84,12 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(4))).status, 200);
       assert.equal((await call(sandbox, auth, 'credit', b.credit(0.01, 'betpartialrefund'))).json.code, 'REFUND_EXCEEDS_BET');
       assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
-      // Other credits are not refunds of the stake: a cash-out after the stake came back still pays.
-      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'cashout'))).status, 200);
+      // A manual adjustment is not a refund of the stake: it still pays. A cash-out stands for
+      // winnings, as settleBet does: once the stake came back there is nothing in play to cash out.
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'adjustreversetransaction'))).status, 200);
+      const cashOut = await call(sandbox, auth, 'credit', b.credit(2, 'cashout'));
+      assert.deepEqual([cashOut.status, cashOut.json.code], [409, 'BET_STATE_CONFLICT']);
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1002.00', bonus: '0.00', reserved: '0.00' });
     });
 
     test('confirm, refundBet and settleBet without a successful reserve are UNKNOWN_BET; insufficient funds move nothing', async () => {
@@ -104,22 +108,28 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
     });
 
     // A debit takes back winnings the bet was paid, a partial refund returns part of its accepted
-    // stake: without a reserve there is neither, and either would move money for nothing.
-    test('debit and credit betpartialrefund need the bet: UNKNOWN_BET without a reserve; a partial refund before confirm is BET_STATE_CONFLICT', async () => {
+    // stake, a cash-out pays for it, a manual adjustment corrects it: without a reserve there is no
+    // bet to do any of it for, and each would move money for nothing.
+    test('debit and every credit need the bet: UNKNOWN_BET without a reserve; a credit before confirm or once released is BET_STATE_CONFLICT', async () => {
       const b = bodies();
+      const credits = ['adjustreversetransaction', 'cashout', 'betpartialrefund'];
       const refused = [
         ...['deductbetwin', 'betwincancelled'].map((type) => ['debit', b.debit(1, type)] as const),
-        ['credit', b.credit(1, 'betpartialrefund')] as const,
+        ...credits.map((type) => ['credit', b.credit(1, type)] as const),
       ];
       for (const [op, body] of refused) {
         const res = await call(sandbox, auth, op, body);
         assert.deepEqual([res.status, res.json.code, body.transactionType], [404, 'UNKNOWN_BET', body.transactionType]);
       }
       await call(sandbox, auth, 'reserve', b.reserve(5));
-      const early = await call(sandbox, auth, 'credit', b.credit(1, 'betpartialrefund'));
-      assert.deepEqual([early.status, early.json.code], [409, 'BET_STATE_CONFLICT'], 'nothing is accepted yet: the hold is released by refundBet');
+      for (const type of credits) {
+        const early = await call(sandbox, auth, 'credit', b.credit(1, type));
+        assert.deepEqual([early.status, early.json.code, type], [409, 'BET_STATE_CONFLICT', type], 'nothing is accepted yet: the hold is released by refundBet');
+      }
       assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).status, 200);
-      assert.equal((await call(sandbox, auth, 'credit', b.credit(1, 'betpartialrefund'))).json.code, 'BET_STATE_CONFLICT', 'nor once released');
+      for (const type of credits) {
+        assert.deepEqual([(await call(sandbox, auth, 'credit', b.credit(1, type))).json.code, type], ['BET_STATE_CONFLICT', type], 'nor once released');
+      }
       assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
       assert.deepEqual([...(await sandbox.effects()).keys()].filter((id) => refused.some(([, body]) => body.transactionId === id)), []);
     });
@@ -129,15 +139,15 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       await sandbox.seedUser(b.userId, { cash: '100.00', bonus: '50.00' });
       await call(sandbox, auth, 'reserve', b.reserve(2));
       await call(sandbox, auth, 'confirm', b.confirm(2));
+      await call(sandbox, auth, 'settleBet', b.settleBet(10));
       for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(1, type))).status, 200);
-      for (const type of ['adjustreversetransaction', 'cashout', 'betpartialrefund']) {
-        assert.equal((await call(sandbox, auth, 'credit', b.credit(2, type, true))).status, 200);
-      }
-      // cash −2 (the stake) −1 −1 (reversals) +2 (the bonus bet's cash-out); bonus +2 +2 (adjustment, partial refund of the stake).
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '98.00', bonus: '54.00', reserved: '0.00' });
+      for (const type of ['adjustreversetransaction', 'cashout']) assert.equal((await call(sandbox, auth, 'credit', b.credit(2, type, true))).status, 200);
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'betpartialrefund'))).status, 200);
+      // cash −2 (the stake) +10 (winnings) −1 −1 (reversals) +2 (the bonus-flagged cash-out) +2 (part of the cash stake back); bonus +2 (adjustment).
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '110.00', bonus: '52.00', reserved: '0.00' });
       // A bonus bet's winnings, paid in cash by settleBet, are reversed from cash too.
       for (const type of ['deductbetwin', 'betwincancelled']) assert.equal((await call(sandbox, auth, 'debit', b.debit(3, type, true))).status, 200);
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '92.00', bonus: '54.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '104.00', bonus: '52.00', reserved: '0.00' });
       const wrong = await call(sandbox, auth, 'debit', b.debit(1, 'cashout'));
       assert.deepEqual([wrong.status, wrong.json.code], [400, 'UNKNOWN_TRANSACTION_TYPE']);
       const bonusBet = bodies(b.userId);
@@ -145,27 +155,56 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'confirm', bonusBet.confirm(6, false))).json.code, 'BONUS_FLAG_MISMATCH');
       await call(sandbox, auth, 'confirm', bonusBet.confirm(6, true));
       await call(sandbox, auth, 'settleBet', bonusBet.settleBet(9, true));
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '101.00', bonus: '48.00', reserved: '0.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '113.00', bonus: '46.00', reserved: '0.00' });
+    });
+
+    // Both debit codes reverse winnings of the bet (spec 2.4): what was paid on it — settleBet and a
+    // cash-out — less what was already taken back. More would take the user's own money.
+    test('a debit takes back at most the winnings paid on the bet and not yet taken back: DEBIT_EXCEEDS_WINNINGS', async () => {
+      const b = bodies();
+      await call(sandbox, auth, 'reserve', b.reserve(5));
+      await call(sandbox, auth, 'confirm', b.confirm(5));
+      const none = await call(sandbox, auth, 'debit', b.debit(0.01, 'deductbetwin'));
+      assert.deepEqual([none.status, none.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS'], 'a bet not yet settled was paid nothing');
+      await call(sandbox, auth, 'settleBet', b.settleBet(12));
+      assert.equal((await call(sandbox, auth, 'debit', b.debit(4, 'deductbetwin'))).status, 200);
+      const over = await call(sandbox, auth, 'debit', b.debit(8.01, 'betwincancelled'));
+      assert.deepEqual([over.status, over.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS']);
+      assert.match(over.json.message, /8\.01 is more than the 8\.00 of winnings/);
+      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(3))).status, 200, 'a re-settlement pays the difference');
+      assert.equal((await call(sandbox, auth, 'debit', b.debit(11, 'betwincancelled'))).status, 200);
+      assert.equal((await call(sandbox, auth, 'debit', b.debit(0.01, 'betwincancelled'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
+      const cashedOut = bodies(b.userId);
+      await call(sandbox, auth, 'reserve', cashedOut.reserve(2));
+      await call(sandbox, auth, 'confirm', cashedOut.confirm(2));
+      await call(sandbox, auth, 'credit', cashedOut.credit(3, 'cashout'));
+      assert.equal((await call(sandbox, auth, 'debit', cashedOut.debit(3.01, 'deductbetwin'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
+      assert.equal((await call(sandbox, auth, 'debit', cashedOut.debit(3, 'deductbetwin'))).status, 200, 'a cash-out is winnings paid');
+      // −5 −2 (stakes) +12 +3 +3 (winnings, cash-out) −4 −11 −3 (taken back).
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '993.00', bonus: '0.00', reserved: '0.00' });
     });
 
     test('a replay returns the original response and moves nothing; another body under one transactionId is 409 TRANSACTION_MISMATCH', async () => {
       const b = bodies();
       const reserve = b.reserve(12.34);
       const first = await call(sandbox, auth, 'reserve', reserve);
-      await call(sandbox, auth, 'credit', b.credit(1, 'cashout')); // balances change between the two
+      await call(sandbox, auth, 'reserve', bodies(b.userId).reserve(1)); // balances change between the two
       const again = await call(sandbox, auth, 'reserve', { ...reserve, someNewField: { nested: true } });
       assert.equal(again.text, first.text);
       const other = await call(sandbox, auth, 'reserve', { ...reserve, amount: 12.35 });
       assert.deepEqual([other.status, other.json.code, other.json.statusCode], [409, 'TRANSACTION_MISMATCH', 409]);
       const otherOp = await call(sandbox, auth, 'credit', { ...b.credit(12.34, 'cashout'), transactionId: reserve.transactionId });
       assert.equal(otherOp.json.code, 'TRANSACTION_MISMATCH');
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '988.66', bonus: '0.00', reserved: '12.34' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '986.66', bonus: '0.00', reserved: '13.34' });
       assert.equal((await sandbox.effects()).get(reserve.transactionId), 1);
     });
 
     test('concurrent duplicates of one transactionId take effect once and all get the same answer', async () => {
-      const b = bodies();
-      const credit = b.credit(7.77, 'adjustreversetransaction');
+      const taken = bodies();
+      await sandbox.seedBets([{ betId: taken.betId, userId: taken.userId, bonusFlag: false, reserved: '1.00', confirmed: '1.00',
+        reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() }]);
+      const b = bodies(taken.userId);
+      const credit = taken.credit(7.77, 'adjustreversetransaction');
       const reserve = b.reserve(3);
       const answers = await Promise.all([
         ...Array.from({ length: 12 }, () => call(sandbox, auth, 'credit', credit)),
@@ -174,7 +213,7 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal(new Set(answers.slice(0, 12).map((a) => a.text)).size, 1);
       assert.equal(new Set(answers.slice(12).map((a) => a.text)).size, 1);
       assert.ok(answers.every((a) => a.status === 200));
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1004.77', bonus: '0.00', reserved: '3.00' });
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1003.77', bonus: '0.00', reserved: '3.00' });
       const effects = await sandbox.effects();
       assert.equal(effects.get(credit.transactionId), 1);
       assert.equal(effects.get(reserve.transactionId), 1);
@@ -232,3 +271,21 @@ before(async () => {
 });
 after(() => db.drop());
 suite('postgres', () => ({ kind: 'postgres', pool: db.pool, schema: 'wallet_sandbox' }));
+
+test('a PostgreSQL schema of an earlier sandbox (bets without winnings) is brought up to date: its settled bets can be debited', async () => {
+  const b = bodies();
+  await db.pool.query(`
+    CREATE SCHEMA old_sandbox;
+    CREATE TABLE old_sandbox.bets (bet_id text PRIMARY KEY, user_id text NOT NULL, bonus boolean NOT NULL, status text NOT NULL,
+      held bigint NOT NULL, confirmed bigint NOT NULL, refunded bigint NOT NULL, settled bigint NOT NULL);
+    INSERT INTO old_sandbox.bets VALUES ('${b.betId}', '${b.userId}', false, 'confirmed', 0, 500, 0, 1200);`);
+  const sandbox = await startWalletSandbox({ auth: CC, store: { kind: 'postgres', pool: db.pool, schema: 'old_sandbox' } });
+  try {
+    const auth = await bearer(sandbox);
+    assert.equal((await call(sandbox, auth, 'debit', b.debit(12.01, 'deductbetwin'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
+    assert.equal((await call(sandbox, auth, 'debit', b.debit(12, 'deductbetwin'))).status, 200);
+    assert.deepEqual(await sandbox.balances(b.userId), { cash: '988.00', bonus: '0.00', reserved: '0.00' });
+  } finally {
+    await sandbox.close();
+  }
+});
