@@ -1,4 +1,5 @@
 // Small HTTP helpers for the sandbox's own tests (plain fetch: what any operator's client would do).
+import { randomUUID } from 'node:crypto';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
 
 export const TEST_CLIENT = { kind: 'client_credentials', clientId: 'op-client', clientSecret: 'op-secret' } as const;
@@ -30,4 +31,18 @@ export async function call(sandbox: WalletSandbox, headers: Record<string, strin
     json = undefined;
   }
   return { status: res.status, json, text };
+}
+
+/** Bodies of the six transaction calls for one bet (a new one unless given), each with its own transactionId. */
+export function betBodies(userId: string = randomUUID(), betId: string = randomUUID()) {
+  const common = (amount: number, bonusFlag = false) => ({ transactionId: randomUUID(), betId, userId, bonusFlag, amount });
+  return {
+    userId, betId,
+    reserve: (amount: number, bonusFlag = false) => ({ ...common(amount, bonusFlag), token: 'placement-token', metadata: { userId, brandName: 'b', brandUserId: 'u1', data: '' } }),
+    confirm: (amount: number, bonusFlag = false) => ({ ...common(amount, bonusFlag), betMetadata: { id: betId, ticketId: randomUUID(), amount, legs: [] } }),
+    refundBet: (amount: number, bonusFlag = false) => common(amount, bonusFlag),
+    settleBet: (amount: number, bonusFlag = false) => common(amount, bonusFlag),
+    debit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
+    credit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
+  };
 }

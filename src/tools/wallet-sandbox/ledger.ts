@@ -86,7 +86,7 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     if (balance < req.amount) return errorAnswer('INSUFFICIENT_FUNDS', `${which} balance ${centsToDollars(balance)} is lower than ${centsToDollars(req.amount)}`);
     return move(useBonus, -req.amount, { winnings: -req.amount });
   }
-  if (req.op === 'credit') return creditEffect(req, bet, useBonus);
+  if (req.op === 'credit') return creditEffect(req, bet, useBonus, flags);
   // confirm, refundBet, settleBet: only after a successful reserve (spec 3).
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
   if (req.op === 'settleBet') {
@@ -112,6 +112,10 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   }
   // refundBet: releases (part of) a held reservation, or returns confirmed funds.
   if (bet.status === 'confirmed') {
+    // A bet refunded no longer stands: winnings still paid on it would be paid on top of the stake.
+    if (bet.winnings > 0) {
+      return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} has ${centsToDollars(bet.winnings)} of winnings paid and not taken back: a debit reverses them before its stake is refunded`);
+    }
     const left = bet.confirmed - bet.refunded;
     if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
     return move(bet.bonus, req.amount, { refunded: req.amount });
@@ -135,10 +139,11 @@ const CREDIT_NEEDS: Record<string, string> = {
  * manual adjustment only for a bet it confirmed, so a credit of a bet never reserved
  * (UNKNOWN_BET) or not confirmed (BET_STATE_CONFLICT) is a caller's bug a real wallet would refuse,
  * not money to pay. A cash-out stands for the bet's winnings: like settleBet, not once its whole
- * stake came back. A partial refund (betpartialrefund) counts with refundBet's toward the confirmed
- * amount, so that the two together never return more than was taken.
+ * stake came back. A partial refund (betpartialrefund) carries the bet's bonusFlag, as refundBet
+ * does, and counts with refundBet's toward the confirmed amount, so that the two together never
+ * return more than was taken.
  */
-function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean): Effect | Answer {
+function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean, flags: RuleFlags): Effect | Answer {
   const needs = CREDIT_NEEDS[req.transactionType ?? ''] ?? 'no stake was taken';
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: ${needs}`);
   if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: ${needs}`);
@@ -146,6 +151,10 @@ function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boole
   if (req.transactionType === 'cashout') {
     if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to cash out`);
     return move(useBonus, req.amount, { winnings: req.amount });
+  }
+  // Part of the stake goes back where the stake came from, as with refundBet.
+  if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {
+    return errorAnswer('BONUS_FLAG_MISMATCH', `bet ${req.betId} was reserved with bonusFlag ${bet.bonus}: its stake is refunded there`);
   }
   const left = bet.confirmed - bet.refunded;
   if (req.amount > left) return errorAnswer('REFUND_EXCEEDS_BET', `partial refund ${centsToDollars(req.amount)} is more than the ${centsToDollars(left)} confirmed and not yet refunded`);
