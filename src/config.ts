@@ -97,6 +97,7 @@ export const SETTINGS = {
   PORT: setting(integer(0, 65535), 'Port the HTTP server listens on.', '8080'),
   LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level of the JSON logs on stderr.', 'info'),
   WAGERLINE_TRUST_PROXY: setting(trustProxy, 'The reverse proxies in front of the server, whose X-Forwarded-For names the client: their addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8). A bet records the client address it gives, and the token endpoint limits by it. off: the address of whoever connects.', 'off'),
+  WAGERLINE_DB_CONNECT_TIMEOUT_MS: setting(integer(100, 600000), 'Bound on opening one database connection (the pool\'s, the migrations\', the LISTEN connections\'): a database host that does not answer (packets dropped) fails requests with 503 service_unavailable and /readyz with 503 after this long, instead of after minutes. Waiting for a free connection of a busy pool is not bounded by it.', '5000'),
   WAGERLINE_DATA_DIR: setting(text, 'Directory for the embedded database and the generated secret key.', '.wagerline'),
   WAGERLINE_EMBEDDED_PG_PORT: setting(integer(1, 65535), 'Port of the embedded PostgreSQL (only when DATABASE_URL is unset).', '54329'),
   WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets (token signing keys, wallet credentials) and signs page cursors. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),

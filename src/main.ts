@@ -6,6 +6,7 @@ import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { DatabaseUnavailable } from './db/pool.ts';
 import { AppError } from './errors.ts';
 import { createRegistry } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -129,8 +130,9 @@ export async function serve(): Promise<void> {
       process.exit(2);
     }
     const e = error as Error & { code?: string };
-    const message = error instanceof AppError ? e.message
-      : e.code === 'ECONNREFUSED' ? `cannot reach the database (${e.message})` : e.message;
+    const message = error instanceof DatabaseUnavailable ? `cannot reach the database (${error.reason})`
+      : error instanceof AppError ? e.message
+        : e.code === 'ECONNREFUSED' ? `cannot reach the database (${e.message})` : e.message;
     log.fatal({ ...(error instanceof AppError ? {} : { err: { type: e.name, message: e.message, code: e.code } }) }, `serve did not start: ${message}`);
     process.exit(1);
   }

@@ -33,7 +33,7 @@ export async function openRuntime(config: Config, options: RuntimeOptions = {}):
   const log = options.log ?? silentLogger;
   const database = await openDatabase(config, log);
   try {
-    const { applied } = await migrate(database.url, log);
+    const { applied } = await migrate(database.url, log, { connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS });
     const box = createSecretBox(loadSecretKey(config));
     await ensureSigningKey(database.pool, box);
     // Once per database: the wallet secrets sealed before they were bound to their tenant are bound,

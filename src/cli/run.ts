@@ -9,6 +9,7 @@
 import { targetDate } from '../racing/redate.ts';
 import { InvalidArgumentError } from 'commander';
 import { ConfigError, loadConfig, type Config } from '../config.ts';
+import { DatabaseUnavailable } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import { createLogger } from '../log.ts';
 import { MAX_ACTION_CENTS, parseDollars } from '../racing/money.ts';
@@ -58,6 +59,8 @@ const CLI_LISTEN = { port: 'choose another with --port', host: 'choose another w
  * the error line).
  */
 export function describeError(error: unknown): string {
+  // Our words only: a refused connection's reason is the driver's text (it names the host).
+  if (error instanceof DatabaseUnavailable) return `cannot reach the database (${error.timedOut ? `${error.reason}; ` : ''}is DATABASE_URL right, is PostgreSQL running?)`;
   if (error instanceof AppError || error instanceof ConfigError) return error.message;
   // Before the database's codes: a --host that does not resolve fails with ENOTFOUND too.
   if (error instanceof ListenError) return listenProblem(error.cause, error.host, error.port, CLI_LISTEN) ?? error.message;

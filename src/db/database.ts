@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Config } from '../config.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { startEmbedded } from './embedded.ts';
-import { createPool, type Pool } from './pool.ts';
+import { clientOptions, connectClient, createPool, type Pool } from './pool.ts';
 
 const EMBEDDED_DATABASE = 'wagerline';
 
@@ -13,9 +13,9 @@ export interface Database {
   close(): Promise<void>;
 }
 
-async function ensureDatabase(serverUrl: string, name: string): Promise<string> {
-  const client = new pg.Client({ connectionString: serverUrl });
-  await client.connect();
+async function ensureDatabase(serverUrl: string, name: string, connectTimeoutMs: number): Promise<string> {
+  const client = new pg.Client(clientOptions(serverUrl, 'wagerline', connectTimeoutMs));
+  await connectClient(client, connectTimeoutMs);
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     if (!rowCount) {
@@ -33,14 +33,15 @@ async function ensureDatabase(serverUrl: string, name: string): Promise<string> 
 }
 
 export async function openDatabase(config: Config, log: Logger = silentLogger): Promise<Database> {
+  const connectTimeoutMs = config.WAGERLINE_DB_CONNECT_TIMEOUT_MS;
   if (config.DATABASE_URL) {
-    const pool = createPool(config.DATABASE_URL);
+    const pool = createPool(config.DATABASE_URL, 10, { connectTimeoutMs });
     return { url: config.DATABASE_URL, pool, close: () => pool.end() };
   }
   const embedded = await startEmbedded(config.WAGERLINE_DATA_DIR, config.WAGERLINE_EMBEDDED_PG_PORT, log);
-  const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE);
+  const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE, connectTimeoutMs);
   // Idle connections kept: the process that started the server sees this one and leaves it running.
-  const pool = createPool(url, 10, true);
+  const pool = createPool(url, 10, { keepIdle: true, connectTimeoutMs });
   return {
     url,
     pool,

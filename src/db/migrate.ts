@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import pg from 'pg';
 import { runner } from 'node-pg-migrate';
 import { silentLogger, type Logger } from '../log.ts';
-import type { Queryable } from './pool.ts';
+import { clientOptions, connectClient, DEFAULT_CONNECT_TIMEOUT_MS, type Queryable } from './pool.ts';
 
 export const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 const MIGRATIONS_TABLE = 'schema_migrations';
@@ -16,12 +16,18 @@ export interface MigrateResult {
   applied: string[];
 }
 
-export async function migrate(databaseUrl: string, log: Logger = silentLogger): Promise<MigrateResult> {
+export interface MigrateOptions {
+  /** Bound on opening the connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+}
+
+export async function migrate(databaseUrl: string, log: Logger = silentLogger, options: MigrateOptions = {}): Promise<MigrateResult> {
   // Our own client, ended and awaited here: the library's own close does not wait for the socket
   // to shut, so a database dropped right after migrating could kill a connection nobody listens to.
-  const client = new pg.Client({ connectionString: databaseUrl, application_name: 'wagerline-migrate' });
+  const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+  const client = new pg.Client(clientOptions(databaseUrl, 'wagerline-migrate', connectTimeoutMs));
   client.on('error', () => undefined);
-  await client.connect();
+  await connectClient(client, connectTimeoutMs);
   try {
     const ran = await runner({
       dbClient: client,

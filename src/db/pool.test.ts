@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
+import { silentServer } from '../../test/helpers/db-proxy.ts';
 import { freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
-import { withTransaction } from './pool.ts';
+import { freePort } from '../../test/helpers/net.ts';
+import { createPool, withTransaction } from './pool.ts';
 
 let db: TestDatabase;
 before(async () => {
@@ -40,4 +42,37 @@ test('a transaction whose failed statement was caught is not reported committed:
   );
   const { rows } = await db.pool.query("SELECT count(*)::int AS n FROM tenants WHERE name = 'kept?'");
   assert.equal(rows[0].n, 0);
+});
+
+test('a database host that accepts and never answers: a query and a transaction fail as service_unavailable, not hang', { timeout: 30_000 }, async () => {
+  const silent = await silentServer();
+  const pool = createPool(`postgres://postgres@127.0.0.1:${silent.port}/postgres`, 2, { connectTimeoutMs: 300 });
+  try {
+    const unavailable = (error: { code?: string; status?: number; message?: string; reason?: string }) => {
+      assert.deepEqual([error.code, error.status], ['service_unavailable', 503]);
+      assert.equal(error.message, 'the database cannot be reached; try again shortly');
+      assert.match(String(error.reason), /no answer within 300 ms \(WAGERLINE_DB_CONNECT_TIMEOUT_MS\)/);
+      return true;
+    };
+    await assert.rejects(pool.query('SELECT 1'), unavailable);
+    await assert.rejects(withTransaction(pool, (tx) => tx.query('SELECT 1')), unavailable);
+    // Three at once on a pool of two: the third waits for a slot, whose connect fails in turn.
+    const all = await Promise.allSettled([1, 2, 3].map(() => pool.query('SELECT 1')));
+    for (const result of all) assert.ok(result.status === 'rejected' && unavailable(result.reason));
+  } finally {
+    await pool.end();
+    await silent.close();
+  }
+});
+
+test('a refused connection is service_unavailable too; a failing statement keeps its own error', async () => {
+  const port = await freePort();
+  const refused = createPool(`postgres://postgres@127.0.0.1:${port}/postgres`, 1, { connectTimeoutMs: 5000 });
+  try {
+    await assert.rejects(refused.query('SELECT 1'), (error: { code?: string; reason?: string }) =>
+      error.code === 'service_unavailable' && /ECONNREFUSED/.test(String(error.reason)));
+  } finally {
+    await refused.end();
+  }
+  await assert.rejects(db.pool.query('SELECT 1/0'), (error: { code?: string }) => error.code === '22012');
 });

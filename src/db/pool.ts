@@ -1,5 +1,6 @@
 // The PostgreSQL pool and the transaction helper every module uses.
 import pg from 'pg';
+import { AppError } from '../errors.ts';
 
 export type Pool = pg.Pool;
 export type Queryable = pg.Pool | pg.PoolClient;
@@ -9,9 +10,109 @@ export type Tx = pg.PoolClient;
 pg.types.setTypeParser(1700, (value) => value);
 pg.types.setTypeParser(20, (value) => value);
 
-/** `keepIdle`: idle connections are never closed (a process on the embedded server stays visible there). */
-export function createPool(connectionString: string, max = 10, keepIdle = false): Pool {
-  const pool = new pg.Pool({ connectionString, max, application_name: 'wagerline', ...(keepIdle && { idleTimeoutMillis: 0 }) });
+/** How long opening one connection may take when no setting says (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
+
+/**
+ * The database could not be had: a connection refused, reset, or not answered within the connect
+ * timeout (a host that drops packets would otherwise hold the caller for minutes). An AppError, so
+ * that every answer is a clean 503 `service_unavailable`; `reason` says why, for the logs only
+ * (it names the host).
+ */
+export class DatabaseUnavailable extends AppError {
+  /** `timedOut`: the host did not answer within the connect timeout (`reason` is ours, not the driver's). */
+  constructor(readonly reason: string, readonly timedOut: boolean, cause: unknown) {
+    super('service_unavailable', 'the database cannot be reached; try again shortly', { cause });
+    this.name = 'DatabaseUnavailable';
+  }
+
+  /** As background work logs it (String(error)): with the reason. */
+  override toString(): string {
+    return `${this.name}: ${this.message} (${this.reason})`;
+  }
+}
+
+/**
+ * Whether an error of opening a connection means the database is out of reach: the network's
+ * errors and timeouts (they carry no PostgreSQL severity), a connection exception (class 08), a
+ * server starting or stopping (57P03), or one out of connection slots (53300). A refused login or
+ * a missing database is not: that is the configuration's fault, and says so itself.
+ */
+function isUnreachable(error: unknown): boolean {
+  const e = error as { severity?: unknown; code?: unknown };
+  if (e?.severity === undefined) return true;
+  return typeof e.code === 'string' && (e.code.startsWith('08') || e.code === '57P03' || e.code === '53300');
+}
+
+/** The error of a failed connect, as callers see it: DatabaseUnavailable when the database is out of reach. */
+export function connectError(error: unknown, connectTimeoutMs: number): unknown {
+  if (error instanceof DatabaseUnavailable || !isUnreachable(error)) return error;
+  const e = error as { message?: unknown; code?: unknown };
+  // pg destroys a connection that did not open in time with this message (client.js).
+  const timedOut = e?.message === 'timeout expired';
+  const reason = timedOut ? `no answer within ${connectTimeoutMs} ms (WAGERLINE_DB_CONNECT_TIMEOUT_MS)` : String(e?.message ?? error);
+  return new DatabaseUnavailable(reason, timedOut, error);
+}
+
+/** Options of a pg.Client of ours: its connect bounded by `connectTimeoutMs`. */
+export function clientOptions(connectionString: string, applicationName: string, connectTimeoutMs: number): pg.ClientConfig {
+  return { connectionString, application_name: applicationName, connectionTimeoutMillis: connectTimeoutMs };
+}
+
+/** Connects a client of ours; a database out of reach rejects with DatabaseUnavailable. */
+export async function connectClient(client: pg.Client, connectTimeoutMs: number): Promise<void> {
+  try {
+    await client.connect();
+  } catch (error) {
+    // Not awaited: the end of a connection that never opened may never be announced.
+    void client.end().catch(() => undefined);
+    throw connectError(error, connectTimeoutMs);
+  }
+}
+
+/**
+ * A pool whose connect, and so every query and transaction, fails with DatabaseUnavailable when
+ * the database is out of reach. Only opening a connection is bounded: each client gets pg's
+ * connectionTimeoutMillis. Given to the pool itself, it would also fail a request that waits that
+ * long for a free connection of a busy pool, which under load would reject placements the wallet
+ * has already reserved for.
+ */
+class BoundedPool extends pg.Pool {
+  constructor(options: pg.PoolConfig, private readonly connectTimeoutMs: number) {
+    super({
+      ...options,
+      Client: class extends pg.Client {
+        constructor(config?: pg.ClientConfig) {
+          super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+        }
+      },
+    });
+  }
+
+  override connect(): Promise<pg.PoolClient>;
+  override connect(callback: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(callback?: (err: Error | undefined, client: pg.PoolClient | undefined, done: (release?: unknown) => void) => void): Promise<pg.PoolClient> | void {
+    // pg-pool's own query() connects with a callback: both forms are wrapped.
+    if (callback) {
+      super.connect((err, client, done) => callback(err && (connectError(err, this.connectTimeoutMs) as Error), client, done));
+      return;
+    }
+    return super.connect().catch((error: unknown) => {
+      throw connectError(error, this.connectTimeoutMs);
+    });
+  }
+}
+
+export interface PoolOptions {
+  /** Idle connections are never closed (a process on the embedded server stays visible there). */
+  keepIdle?: boolean;
+  /** Bound on opening one connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
+}
+
+export function createPool(connectionString: string, max = 10, options: PoolOptions = {}): Pool {
+  const pool = new BoundedPool({ connectionString, max, application_name: 'wagerline', ...(options.keepIdle && { idleTimeoutMillis: 0 }) },
+    options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;

@@ -4,6 +4,7 @@
 // never with SQL or a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { DatabaseUnavailable } from '../db/pool.ts';
 import { AppError, describeProblems, echo, ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -188,7 +189,9 @@ export function frameworkProblem(error: FastifyError): AppError {
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
     const problem = toAppError(error);
-    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A database out of reach fails every request alike: one line each, the reason without a stack.
+    if (error instanceof DatabaseUnavailable) request.log.warn({ reason: error.reason }, 'request failed: the database cannot be reached');
+    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) =>

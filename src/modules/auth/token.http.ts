@@ -3,7 +3,8 @@
 // client_secret in the body). Errors keep RFC 6749 §5.2's shape, not problem+json.
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { echo } from '../../errors.ts';
+import { DatabaseUnavailable } from '../../db/pool.ts';
+import { AppError, echo } from '../../errors.ts';
 import { OAuthError, type TokenService } from './tokens.service.ts';
 
 const TokenRequest = Type.Object(
@@ -102,6 +103,11 @@ export function registerTokenRoute(app: FastifyInstance, tokens: TokenService, r
         }
         if (error.statusCode && error.statusCode < 500) {
           return sendOAuthError(reply, new OAuthError('invalid_request', error.message));
+        }
+        // The database out of reach (or the signing key not loaded): RFC 6749's temporarily_unavailable.
+        if (error instanceof AppError && error.status === 503) {
+          reply.log.warn({ reason: error instanceof DatabaseUnavailable ? error.reason : error.message }, 'token request failed: service unavailable');
+          return reply.status(503).send({ error: 'temporarily_unavailable', error_description: error.message });
         }
         reply.log.error({ err: error }, 'token request failed');
         return reply.status(500).send({ error: 'server_error', error_description: 'an unexpected error occurred' });

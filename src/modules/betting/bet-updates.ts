@@ -11,6 +11,7 @@
 // `maxQueue` updates behind is ended with an error. A client that must not miss a change reads the
 // bets again (getBets, myBets) after it (re)subscribes.
 import pg from 'pg';
+import { clientOptions, connectClient, DEFAULT_CONNECT_TIMEOUT_MS } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { BET_UPDATES_CHANNEL } from './betting.queries.ts';
 
@@ -27,6 +28,8 @@ export interface BetUpdatesDeps {
   listenUrl?: string;
   /** Delay before the listening connection is opened again after it failed. */
   retryMs?: number;
+  /** Bound on opening the listening connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
   /** Updates a subscriber may have waiting before it is ended as too slow. */
   maxQueue?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -88,7 +91,8 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
   }
 
   async function connect(url: string): Promise<pg.Client> {
-    const next = new pg.Client({ connectionString: url, application_name: 'wagerline bet updates' });
+    const connectTimeoutMs = deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const next = new pg.Client(clientOptions(url, 'wagerline bet updates', connectTimeoutMs));
     next.on('error', (error) => {
       log('bet updates: the listening connection failed; reconnecting', { err: String(error) });
       if (client === next) {
@@ -103,10 +107,7 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
       const update = parseBetUpdate(message.payload);
       if (update) publish(update);
     });
-    await next.connect().catch((error: unknown) => {
-      void next.end().catch(() => undefined);
-      throw error;
-    });
+    await connectClient(next, connectTimeoutMs);
     return next;
   }
 

@@ -2,10 +2,13 @@
 // payload). A lost or failed connection is tried again every `retryMs` until it holds; meanwhile
 // the worker's polling alone delivers, at most one poll late.
 import pg from 'pg';
+import { clientOptions, connectClient, DEFAULT_CONNECT_TIMEOUT_MS } from '../../../db/pool.ts';
 
 export interface CallListenerOptions {
   url: string;
   retryMs: number;
+  /** Bound on opening the connection: one to a silent host is given up and tried again. */
+  connectTimeoutMs?: number;
   /** False once the worker stops: no more retries, no more notifications passed on. */
   running: () => boolean;
   onTenant: (tenantId: string) => void;
@@ -22,7 +25,8 @@ export function createCallListener(options: CallListenerOptions) {
       retrying = true;
       setTimeout(() => void listen().catch(() => undefined), options.retryMs).unref();
     };
-    const client = new pg.Client({ connectionString: options.url });
+    const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
+    const client = new pg.Client(clientOptions(options.url, 'wagerline wallet worker', connectTimeoutMs));
     client.on('error', (error) => {
       if (current === client) current = undefined;
       options.log('wallet worker: the listening connection failed; reconnecting', { err: String(error) });
@@ -33,7 +37,7 @@ export function createCallListener(options: CallListenerOptions) {
       if (options.running() && message.payload) options.onTenant(message.payload);
     });
     try {
-      await client.connect();
+      await connectClient(client, connectTimeoutMs);
       await client.query('LISTEN wallet_calls');
     } catch (error) {
       void client.end().catch(() => undefined);

@@ -29,6 +29,8 @@ export interface WalletWorkerOptions {
   pollMs: number;
   /** LISTEN for wake-ups on this database (omit: poll only). */
   listenUrl?: string;
+  /** Bound on opening the LISTEN connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs?: number;
   /** Most calls claimed by one statement. */
   batch?: number;
   metrics?: WalletMetrics;
@@ -59,7 +61,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   let ticking: Promise<void> | undefined;
   let timers: NodeJS.Timeout[] = [];
   const listener = options.listenUrl ? createCallListener({
-    url: options.listenUrl, retryMs: pollMs, running: () => running, log,
+    url: options.listenUrl, retryMs: pollMs, ...(options.connectTimeoutMs && { connectTimeoutMs: options.connectTimeoutMs }), running: () => running, log,
     onTenant: (tenantId) => {
       if (!tenants.known(tenantId)) void refreshConfigs().then(() => pump(tenantId)).catch(onPumpError);
       else void pump(tenantId).catch(onPumpError);
