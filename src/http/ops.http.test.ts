@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { after, before, test } from 'node:test';
 import { createTestApp, type TestContext } from '../../test/helpers/app.ts';
 
@@ -83,4 +84,26 @@ test('responses carry security headers', async () => {
   const res = await ctx.app.inject({ method: 'GET', url: '/healthz' });
   assert.equal(res.headers['x-content-type-options'], 'nosniff');
   assert.ok(res.headers['strict-transport-security']);
+});
+
+test('GET /readyz failing probe after probe logs the change of state once, without a stack, and the recovery once', async () => {
+  const lines: string[] = [];
+  const stream = new Writable({ write(chunk, _encoding, done) { lines.push(String(chunk)); done(); } });
+  const logged = await createTestApp({}, { logger: { level: 'info', stream } });
+  const said = () => lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => !/^(incoming request|request completed)$/.test(String(l.msg)));
+  try {
+    assert.equal((await logged.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    await logged.db.pool.query("DELETE FROM schema_migrations WHERE name = '0001_foundation'");
+    // A load balancer probing every second through an outage.
+    for (let probe = 0; probe < 3; probe++) assert.equal((await logged.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 503);
+    await logged.db.pool.query("INSERT INTO schema_migrations (name, run_on) VALUES ('0001_foundation', now())");
+    for (let probe = 0; probe < 2; probe++) assert.equal((await logged.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+    assert.deepEqual(said().map((l) => [l.level, l.msg, l.reason]), [
+      [40, 'not ready', 'migrations not applied: 0001_foundation'],
+      [30, 'ready again', undefined],
+    ]);
+    assert.doesNotMatch(lines.join(''), /"stack"|\bat .+\.ts/);
+  } finally {
+    await logged.close();
+  }
 });

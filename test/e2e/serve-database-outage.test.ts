@@ -93,6 +93,14 @@ test('the database host goes silent: /readyz and the token endpoint answer 503, 
   } finally {
     await readyAgain();
   }
+  // Two failing probes, one line for the change of state (with its reason, no stack), one for the recovery.
+  const readiness = serve.stderr().split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+    .filter((l) => ['not ready', 'ready again', 'request failed'].includes(String(l.msg)));
+  assert.deepEqual(readiness.map((l) => [l.level, l.msg, l.reason]), [
+    [40, 'not ready', 'the database is not reachable: no answer within 1000 ms (WAGERLINE_DB_CONNECT_TIMEOUT_MS)'],
+    [30, 'ready again', undefined],
+  ]);
+  assert.doesNotMatch(serve.stderr(), /"stack"/);
 });
 
 test('a placement while the database is silent: SERVICE_UNAVAILABLE, and nothing sent to the wallet', { timeout: 60_000 }, async () => {
