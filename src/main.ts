@@ -1,23 +1,27 @@
 // `wagerline serve`: check the port is free, open the runtime, build the app, listen, then start
 // the background workers; shut down gracefully on SIGTERM/SIGINT (stop accepting, let in-flight
-// requests finish, close the pool, stop the embedded database if this process started it). Every
-// line on stderr is JSON (pino): the embedded database and the migrations log through it too.
+// requests finish, close the pool, stop the embedded database if this process started it), within
+// WAGERLINE_SHUTDOWN_TIMEOUT_MS (src/shutdown.ts). A signal while starting stops it after the
+// migration in progress. Every line on stderr is JSON (pino): the embedded database and the
+// migrations log through it too.
 import net from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from './app.ts';
 import { ConfigError, loadConfig, type Config } from './config.ts';
+import { MigrationCancelled } from './db/migrate.ts';
 import { DatabaseUnavailable } from './db/pool.ts';
 import { AppError } from './errors.ts';
+import { trackInFlight } from './http/in-flight.ts';
 import { createRegistry } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
-import { openRuntime, type Runtime } from './runtime.ts';
+import { openRuntime, StartupStopped, type Runtime } from './runtime.ts';
+import { createShutdown, type Shutdown, type Stoppable } from './shutdown.ts';
 import { listenProblem } from './tools/listen.ts';
 
-export interface Server {
+export interface Server extends Stoppable {
   app: FastifyInstance;
   runtime: Runtime;
   url: string;
-  stop(): Promise<void>;
 }
 
 /** Why the HTTP port cannot be had, in one line (undefined for other errors). */
@@ -35,7 +39,8 @@ async function checkPort(host: string, port: number): Promise<void> {
   });
 }
 
-export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL)): Promise<Server> {
+/** `shutdown`: a signal while starting stops the start (StartupStopped) after the migration in progress. */
+export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL), shutdown?: Pick<Shutdown, 'requested' | 'deadline'>): Promise<Server> {
   await checkPort(config.HOST, config.PORT);
   const registry = createRegistry();
   let app: FastifyInstance | undefined;
@@ -43,12 +48,15 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     log,
     registry,
     events: (message, fields) => app?.log.warn({ module: 'wallet', ...fields }, message),
+    ...(shutdown && { stop: shutdown.requested, cancel: shutdown.deadline }),
   });
   const { services } = runtime;
   let url: string;
+  let inFlight;
   try {
     await services.tokens.start();
     app = await buildApp({ config, db: runtime.database.pool, services, registry, logger: { stream: process.stderr } });
+    inFlight = trackInFlight(app);
     // Listening comes before the background workers: a port taken since checkPort fails here, with nothing to undo but the runtime.
     url = await app.listen({ host: config.HOST, port: config.PORT });
   } catch (error) {
@@ -69,47 +77,37 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   // settlement a stopped process left half-way. Jobs are locked per batch, so every process may run it.
   const settler = services.settlement.startWorker({ pollMs: config.WAGERLINE_SETTLEMENT_POLL_MS });
   const started = app;
+  const requests = inFlight;
   let stopping: Promise<void> | undefined;
+  /** What the stop waits for now: the deadline's line names it. */
+  let waitingFor = 'requests';
   const stop = () => {
     stopping ??= (async () => {
       await started.close();
+      waitingFor = 'settlement';
       await settler.stop();
+      waitingFor = 'wallet calls';
       await worker?.stop(); // lets calls in flight finish (each bounded) and records them
+      waitingFor = 'database';
       await runtime.close();
     })();
     return stopping;
   };
-  return { app: started, runtime, url, stop };
-}
-
-export function stopOnSignals(server: Server): void {
-  let stopping = false;
-  // Every signal is handled, not just the first: left without a listener, a second SIGINT or
-  // SIGTERM would kill the process mid-shutdown (Node's default), and one often comes — `npm
-  // start` relays Ctrl-C to serve, which the terminal already sent it. SIGKILL stops it at once.
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
-      server.app.log.info({ signal }, 'already shutting down');
-      return;
-    }
-    stopping = true;
-    server.app.log.info({ signal }, 'shutting down');
-    server.stop().then(
-      () => process.exit(0),
-      (error: unknown) => {
-        server.app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
+  // The wallet calls in flight stay leased in the outbox and are sent again after their lease (same
+  // transactionId); a placement cut short is released by the rescue; a settlement batch rolls back.
+  const cut = () => {
+    const open = { waitingFor, requests: requests.requests(), walletCallsInFlight: worker?.inFlight() ?? 0 };
+    started.server.closeAllConnections();
+    return open;
   };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+  return { app: started, runtime, url, stop, cut };
 }
 
 /**
  * The serve command: `{"url", "pid"}` on stdout once listening. Anything that stops it from
  * starting — a wrong setting (exit 2), a taken port, an unreachable database (exit 1) — is one
- * JSON log line at level fatal, like every other line it writes on stderr.
+ * JSON log line at level fatal, like every other line it writes on stderr. A signal while it
+ * starts stops it before it serves (exit 0), or at the shutdown deadline (exit 1).
  */
 export async function serve(): Promise<void> {
   let config: Config;
@@ -120,11 +118,22 @@ export async function serve(): Promise<void> {
     process.exit(error instanceof ConfigError ? 2 : 1);
   }
   const log = createLogger(config.LOG_LEVEL);
+  // Signals are handled from the start: Node's default would kill a start mid-migration.
+  const shutdown = createShutdown({ log, deadlineMs: config.WAGERLINE_SHUTDOWN_TIMEOUT_MS, graceMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS + 1000 });
+  shutdown.listen();
   try {
-    const server = await startServer(config, log);
-    stopOnSignals(server);
-    process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
+    const server = await startServer(config, log, shutdown);
+    if (shutdown.serving(server)) process.stdout.write(`${JSON.stringify({ url: server.url, pid: process.pid })}\n`);
   } catch (error) {
+    if (error instanceof StartupStopped) {
+      log.info({ signal: shutdown.signal(), applied: error.applied, pending: error.pending }, 'stopped before serving');
+      process.exit(0);
+    }
+    if (error instanceof MigrationCancelled) {
+      log.fatal({ signal: shutdown.signal() }, `serve did not start: the shutdown deadline (${config.WAGERLINE_SHUTDOWN_TIMEOUT_MS} ms) passed `
+        + `during migration ${error.migration}: it was cancelled and rolled back; it is applied at the next start`);
+      process.exit(1);
+    }
     if (error instanceof ConfigError) {
       log.fatal({ variable: error.variable }, `serve did not start: ${error.message}`);
       process.exit(2);

@@ -27,13 +27,28 @@ export interface RuntimeOptions {
   registry?: Registry;
   /** Warnings of background work (the wallet worker). */
   events?: ServiceDeps['log'];
+  /** serve's stop (its first SIGTERM or SIGINT): the migration in progress commits, then StartupStopped. */
+  stop?: AbortSignal;
+  /** serve's shutdown deadline: the migration in progress is rolled back (MigrationCancelled). */
+  cancel?: AbortSignal;
+}
+
+/** A stop asked while the runtime opened: nothing was left running; `pending` migrations wait for the next start. */
+export class StartupStopped extends Error {
+  constructor(readonly applied: string[], readonly pending: string[]) {
+    super('stopped before serving');
+  }
 }
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? silentLogger;
   const database = await openDatabase(config, log);
   try {
-    const { applied } = await migrate(database.url, log, { connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS });
+    const { applied, pending } = await migrate(database.url, log, {
+      connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS,
+      ...(options.stop && { stop: options.stop }), ...(options.cancel && { cancel: options.cancel }),
+    });
+    if (options.stop?.aborted) throw new StartupStopped(applied, pending);
     const box = createSecretBox(loadSecretKey(config));
     await ensureSigningKey(database.pool, box);
     // Once per database: the wallet secrets sealed before they were bound to their tenant are bound,
