@@ -222,6 +222,24 @@ test('a JWKS that cannot be fetched is a 503 (retry), not a 401', async () => {
   }
 });
 
+test('a JWKS URL with a secret in its query string: logged and quoted in errors with the query redacted', async () => {
+  const secret = 'jwks-query-secret-0001';
+  const closed = `http://127.0.0.1:${await freePort()}/.well-known/jwks.json?api_key=${secret}&tenant=alpha&${secret}`;
+  const id = await tenant('Query Secret Bet');
+  await services.users.setAuth(id, { mode: 'jwt', jwksUrl: closed, clientId: jwksA.clientId });
+  await refused(id, await jwksA.token(randomUUID(), { now: clock() }), 'jwks_unavailable', 'user_auth_unavailable');
+  const told = logged.filter((l) => l.tenant === id);
+  assert.equal(told.length, 1);
+  assert.equal(told[0]!.jwks_url, closed.replace(/\?.*$/, '?api_key=[Redacted]&tenant=[Redacted]&[Redacted]'));
+  assert.ok(!JSON.stringify(told).includes(secret), JSON.stringify(told));
+  // A value that is not a URL is quoted without its query too.
+  await assert.rejects(services.users.setAuth(id, { mode: 'jwt', jwksUrl: `not a url?token=${secret}`, clientId: jwksA.clientId }), (error: AppError) => {
+    assert.equal(error.code, 'bad_request');
+    assert.equal(error.message, '--jwks-url "not a url?token=[Redacted]" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)');
+    return true;
+  });
+});
+
 test('a verified token is reused without a second signature check, never past its exp or its tenant\'s configuration', async () => {
   const jwks = await server('frontend-repeat');
   const id = await jwtTenant('Repeat Bet', jwks);

@@ -5,6 +5,7 @@
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../errors.ts';
 import { publicOnlyFetch } from '../../net/private-network.ts';
+import { redactQuery } from '../../net/redact-url.ts';
 import { unauthenticated } from './user-auth.headers.ts';
 import { isUuid } from '../../racing/values.ts';
 import { createVerifiedTokenCache } from './verified-tokens.ts';
@@ -136,7 +137,10 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
         key = await remote(header, token);
       } catch (error) {
         if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
-        options.log?.('tenant JWKS unavailable: check its jwks_url', { module: 'user-auth', tenant: tenant.tenantId, jwks_url: tenant.jwksUrl, err: String(error) });
+        // The URL's query may hold the identity provider's credential: never logged as it is.
+        const url = redactQuery(tenant.jwksUrl);
+        const err = String(error).replaceAll(tenant.jwksUrl, url);
+        options.log?.('tenant JWKS unavailable: check its jwks_url', { module: 'user-auth', tenant: tenant.tenantId, jwks_url: url, err });
         throw new KeySetUnavailable('JWKS unavailable', { cause: error });
       }
       const bits = rsaBits(key);
