@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { MigrationCancelled } from './db/migrate.ts';
 import { DatabaseUnavailable } from './db/pool.ts';
 import { AppError } from './errors.ts';
-import { trackInFlight } from './http/in-flight.ts';
+import { trackInFlight, type InFlight } from './http/in-flight.ts';
 import { createRegistry } from './http/metrics.ts';
 import { createLogger, type Logger } from './log.ts';
 import { openRuntime, StartupStopped, type Runtime } from './runtime.ts';
@@ -52,7 +52,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   });
   const { services } = runtime;
   let url: string;
-  let inFlight;
+  let inFlight: InFlight;
   try {
     await services.tokens.start();
     app = await buildApp({ config, db: runtime.database.pool, services, registry, logger: { stream: process.stderr } });
