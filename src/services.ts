@@ -15,7 +15,7 @@ import { createBackofficeReads } from './modules/betting/backoffice-reads.ts';
 import { createBetUpdates } from './modules/betting/bet-updates.ts';
 import { createBetActions } from './modules/betting/bet-actions.ts';
 import { createBettingService } from './modules/betting/betting.service.ts';
-import { createSettlementService, productsInPlay, queueRaceSettlement } from './modules/betting/settlement.service.ts';
+import { createSettlementService, poolsInPlay, productsInPlay, queueRaceSettlement } from './modules/betting/settlement.service.ts';
 import { createUserAuthService, type UserAuthServiceDeps } from './modules/auth/user-auth.service.ts';
 import { createCatalogueService } from './modules/catalogue/catalogue.service.ts';
 import { createIntakeService } from './modules/intake/intake.service.ts';
@@ -55,7 +55,7 @@ export function createServices(deps: ServiceDeps) {
     db, clock, onRaceChange: (tx, change) => queueRaceSettlement(tx, change, clock()),
     // Declared below; called only once both exist.
     onMeetingsWritten: (tx, meetingIds, previousDays) => intake.refreshRacingDays(tx, meetingIds, previousDays),
-    productsInPlay,
+    productsInPlay, poolsInPlay,
   });
   const users = createUserAuthService({ db, tenants, clock, verifiedTokenTtlMs: config.WAGERLINE_USER_TOKEN_CACHE_SECONDS * 1000,
     anyAddress: config.WAGERLINE_PRIVATE_NETWORK === 'any',

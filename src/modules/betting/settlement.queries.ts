@@ -175,3 +175,22 @@ export async function kindsInPlay(db: Queryable, races: Array<{ meetingId: numbe
     [races.map((r) => r.meetingId), races.map((r) => r.raceNumber)]);
   return new Map(rows.map((r) => [`${r.meeting_id}/${r.race_number}`, r.kinds]));
 }
+
+/**
+ * The races of every QUADDIE and DAILY_DOUBLE whose last leg is one of `races` and that a result
+ * may still settle (settled ones too: an amendment re-settles them), distinct per kind and races.
+ */
+export async function multiRaceBetsEndingOn(db: Queryable, races: Array<{ meetingId: number; raceNumber: number }>) {
+  if (!races.length) return [];
+  const { rows } = await db.query<{ meeting_id: string; kind: string; races: number[] }>(
+    `SELECT DISTINCT l.meeting_id, b.kind, r.races
+       FROM unnest($1::bigint[], $2::int[]) AS u(m, n)
+       JOIN bet_legs l ON l.meeting_id = u.m AND l.race_number = u.n
+       JOIN bets b ON b.tenant_id = l.tenant_id AND b.bet_id = l.bet_id
+      CROSS JOIN LATERAL (SELECT array_agg(x.race_number ORDER BY x.leg) AS races FROM bet_legs x
+                           WHERE x.tenant_id = b.tenant_id AND x.bet_id = b.bet_id) r
+      WHERE b.kind IN ('QUADDIE', 'DAILY_DOUBLE') AND l.leg = CASE b.kind WHEN 'QUADDIE' THEN 4 ELSE 2 END
+        AND b.status IN ('pending', 'accepted', 'partially_accepted', 'settled')`,
+    [races.map((r) => r.meetingId), races.map((r) => r.raceNumber)]);
+  return rows;
+}

@@ -59,6 +59,16 @@ export async function productsInPlay(tx: Queryable, races: Array<{ meetingId: nu
     .filter((rule) => rule.legs === 1 || rule.legs === 'many').map((rule) => rule.product))]]));
 }
 
+/**
+ * The catalogue's third hook: the pools (product and races) of quaddies and daily doubles still to
+ * settle whose last race is one of `races`. An import may not give a pool of that product another
+ * set of races ending there: the two would read the same dividends (docs/catalogue.md).
+ */
+export async function poolsInPlay(tx: Queryable, races: Array<{ meetingId: number; raceNumber: number }>) {
+  return (await sq.multiRaceBetsEndingOn(tx, races))
+    .map((r) => ({ meetingId: Number(r.meeting_id), product: KIND_RULES[r.kind as BetKind].product, races: r.races }));
+}
+
 /** The wallet call of a move, for the bet it belongs to. */
 export function callOf(bet: BetRow, move: Move): WalletCallInput {
   return {

@@ -119,10 +119,19 @@ function race(p: Collector, at: string, r: unknown): CatalogRace | undefined {
   return out;
 }
 
+/**
+ * Why two pools of one product may not end on the same race: their dividends are declared on it,
+ * one per winning line of runner numbers (racing/results.ts), so each pool's winners would be paid
+ * the other's dividend.
+ */
+export const SHARED_LAST_RACE = (product: string) =>
+  `a ${product}'s dividends are declared on its last race, so two ${product}s cannot end on the same race`;
+
 function pools(p: Collector, at: string, value: unknown, races: ReadonlySet<number>, existing: ReadonlySet<number>) {
   if (!Array.isArray(value)) return void p.add(at.slice(0, -1), 'must be an array');
   const known = new Set([...races, ...existing]);
   const out: NonNullable<CatalogMeeting['pools']> = [];
+  const listedAt: number[] = []; // where each pool of `out` is in the file
   value.forEach((pool, i) => {
     const here = `${at}${i}/`;
     if (!isObj(pool)) return p.add(`${at}${i}`, 'must be an object');
@@ -133,7 +142,13 @@ function pools(p: Collector, at: string, value: unknown, races: ReadonlySet<numb
     if (problem) return p.add(`${here}races`, problem);
     const key = `${product}:${String(pool.races)}`;
     if (out.some((o) => `${o.product}:${String(o.races)}` === key)) return p.add(`${here}races`, 'this pool is listed twice');
+    const sharing = out.findIndex((o) => o.product === product && o.races.at(-1) === (pool.races as number[]).at(-1));
+    if (sharing >= 0) {
+      const other = out[sharing]!;
+      return p.add(`${here}races`, `ends on race ${other.races.at(-1)} as ${at}${listedAt[sharing]} (${product} of races ${other.races.join(', ')}) does: ${SHARED_LAST_RACE(product)}`);
+    }
     out.push({ product: product as PoolProduct, races: pool.races as number[] });
+    listedAt.push(i);
   });
   return out;
 }

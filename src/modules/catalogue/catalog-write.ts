@@ -4,7 +4,7 @@
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { acceptsPrices, acceptsScratchings, type RaceStatus } from '../../racing/race-status.ts';
-import type { CatalogMeeting } from './catalog-import.ts';
+import { SHARED_LAST_RACE, type CatalogMeeting } from './catalog-import.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
 
@@ -21,13 +21,18 @@ export type OnRaceChange = (tx: Queryable, change: RaceChange) => Promise<void>;
 /** The race products bets still to settle need, by "meeting/race" (betting answers it: services.ts). */
 export type ProductsInPlay = (tx: Queryable, races: Array<{ meetingId: number; raceNumber: number }>) => Promise<Map<string, string[]>>;
 
+/** The pools of quaddies and daily doubles still to settle that end on one of `races` (betting answers it). */
+export type PoolsInPlay = (tx: Queryable, races: Array<{ meetingId: number; raceNumber: number }>) =>
+  Promise<Array<{ meetingId: number; product: string; races: number[] }>>;
+
 export interface WriteHooks {
   clock: () => Date;
   changed: OnRaceChange;
   productsInPlay: ProductsInPlay;
+  poolsInPlay: PoolsInPlay;
 }
 
-export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], { clock, changed, productsInPlay }: WriteHooks): Promise<ImportResult> {
+export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], { clock, changed, productsInPlay, poolsInPlay }: WriteHooks): Promise<ImportResult> {
   await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
   const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
   // The upsert locks the races it updates: their statuses hold until the commit. The time of its
@@ -52,6 +57,7 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
   }
+  await refuseSharedLastRaces(tx, meetings, poolsInPlay);
   let pools = 0;
   for (const m of meetings) {
     if (!m.pools) continue;
@@ -59,6 +65,25 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
     pools += m.pools.length;
   }
   return { imported: meetings.length, races: races.length, runners: runners.length, price_changes: priceChanges, pools };
+}
+
+/**
+ * A pool the file gives whose product and last race are those of another set of races that bets
+ * still to settle were placed on (a pool the meeting had before): both would be settled by the
+ * dividends declared on that race, each pool's winners paid the other's. The whole file is refused.
+ */
+async function refuseSharedLastRaces(tx: Queryable, meetings: CatalogMeeting[], poolsInPlay: PoolsInPlay): Promise<void> {
+  const given = meetings.flatMap((m) => (m.pools ?? []).map((pool, i) => ({ meetingId: m.meeting_id, at: `pools/${i}`, ...pool })));
+  if (!given.length) return;
+  const inPlay = await poolsInPlay(tx, given.map((p) => ({ meetingId: p.meetingId, raceNumber: p.races.at(-1)! })));
+  for (const pool of given) {
+    const other = inPlay.find((o) => o.meetingId === pool.meetingId && o.product === pool.product
+      && o.races.at(-1) === pool.races.at(-1) && o.races.join(',') !== pool.races.join(','));
+    if (!other) continue;
+    const last = pool.races.at(-1)!;
+    throw new AppError('conflict', `nothing imported: meeting ${pool.meetingId}: ${pool.at} (${pool.product} of races ${pool.races.join(', ')}) ends on race ${last} `
+      + `as the ${other.product} of races ${other.races.join(', ')} does, which has bets still to settle on race ${last}'s dividends: ${SHARED_LAST_RACE(pool.product)}`);
+  }
 }
 
 /**

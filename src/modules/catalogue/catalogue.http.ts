@@ -145,7 +145,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     onRequest,
     validatorCompiler: () => () => true,
     schema: {
-      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error; 409 when it scratches in a resulted race)',
+      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error; 409 when it scratches in a resulted race, or ends a pool where a replaced pool with bets still to settle ends)',
       body: ImportBody, response: { 200: ImportResult, ...problemResponses(400, 401, 403, 409, 413, 415) },
     },
   }, async (request) => service.importCatalog(request.body));

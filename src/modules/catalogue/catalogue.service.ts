@@ -1,15 +1,14 @@
 // The race catalogue: meetings, races (status, products, event id), runners with fixed-odds prices
 // and scratchings, and the meetings' multi-race pools. The only writer of the catalogue's tables;
 // betting reads races through getRace (under a row lock in its own transaction) and getPools.
-import type { Queryable } from '../../db/pool.ts';
-import { withTransaction, type Pool } from '../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { parseDeduction, parsePrice, type PoolProduct } from '../../racing/catalogue-rules.ts';
 import {
   acceptsPrices, acceptsScratchings, checkMove, isManualStatus, MANUAL_STATUSES, nextStatuses, type RaceStatus,
 } from '../../racing/race-status.ts';
 import { checkCatalog, meetingIdsOf, refusal } from './catalog-import.ts';
-import { writeMeetings, type ImportResult, type ProductsInPlay, type RaceChange } from './catalog-write.ts';
+import { writeMeetings, type ImportResult, type PoolsInPlay, type ProductsInPlay, type RaceChange } from './catalog-write.ts';
 import type { MeetingInput } from './catalogue-file.ts';
 import * as q from './catalogue.queries.ts';
 import * as rq from './races.queries.ts';
@@ -83,11 +82,12 @@ export interface CatalogueDeps {
   onRaceChange?: (tx: Queryable, change: RaceChange) => Promise<void>;
   /** Called inside an import's transaction with the meetings it wrote and the dates they had before (bets follow). */
   onMeetingsWritten?: (tx: Queryable, meetingIds: number[], previousDays: string[]) => Promise<unknown>;
-  /** The race products that bets still to settle need, by "meeting/race" (an import keeps them). */
+  /** What bets still to settle need, which an import keeps: race products by "meeting/race"; the last races of their pools. */
   productsInPlay?: ProductsInPlay;
+  poolsInPlay?: PoolsInPlay;
 }
 
-export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten, productsInPlay = async () => new Map() }: CatalogueDeps) {
+export function createCatalogueService({ db, clock = () => new Date(), onRaceChange, onMeetingsWritten, productsInPlay = async () => new Map(), poolsInPlay = async () => [] }: CatalogueDeps) {
   const changed = (tx: Queryable, change: RaceChange) => onRaceChange?.(tx, change) ?? Promise.resolve();
   // An import's write of meetings: the days they leave are read (their rows locked) first, so the
   // bets of those days get their deadlines again too, not only the bets of these meetings.
@@ -131,7 +131,7 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
       const existing = await rq.raceNumbers(db, meetingIdsOf(input));
       const checked = checkCatalog(input, existing);
       if ('problems' in checked) throw refusal(checked.problems);
-      return withTransaction(db, (tx) => writing(tx, checked.meetings, () => writeMeetings(tx, checked.meetings, { clock, changed, productsInPlay })));
+      return withTransaction(db, (tx) => writing(tx, checked.meetings, () => writeMeetings(tx, checked.meetings, { clock, changed, productsInPlay, poolsInPlay })));
     },
 
     /**
