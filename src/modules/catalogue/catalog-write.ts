@@ -73,7 +73,14 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
  * dividends declared on that race, each pool's winners paid the other's. The whole file is refused.
  */
 async function refuseSharedLastRaces(tx: Queryable, meetings: CatalogMeeting[], poolsInPlay: PoolsInPlay): Promise<void> {
-  const given = meetings.flatMap((m) => (m.pools ?? []).map((pool, i) => ({ meetingId: m.meeting_id, at: `pools/${i}`, ...pool })));
+  const given: Array<{ meetingId: number; at: string; product: string; races: number[] }> = [];
+  for (const m of meetings.filter((x) => x.pools?.length)) {
+    // A pool the meeting has already was checked when it came (a feed repeats its pools): only new ones are looked up.
+    const current = new Set((await rq.listPools(tx, m.meeting_id)).map((p) => `${p.product}:${p.races.join(',')}`));
+    m.pools!.forEach((pool, i) => {
+      if (!current.has(`${pool.product}:${pool.races.join(',')}`)) given.push({ meetingId: m.meeting_id, at: `pools/${i}`, ...pool });
+    });
+  }
   if (!given.length) return;
   const inPlay = await poolsInPlay(tx, given.map((p) => ({ meetingId: p.meetingId, raceNumber: p.races.at(-1)! })));
   for (const pool of given) {
