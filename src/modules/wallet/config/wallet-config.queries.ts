@@ -24,7 +24,10 @@ export async function upsertWalletConfig(db: Queryable, c: Omit<WalletConfigRow,
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
      ON CONFLICT (tenant_id) DO UPDATE SET url = $2, auth_kind = $3, client_id = $4, client_secret_enc = $5,
        api_key_enc = $6, api_key_header = $7, signing_secret_enc = $8, amount_unit = $9, concurrency = $10,
-       private_network = $11, updated_at = clock_timestamp()
+       private_network = $11,
+       -- The configuration's version, to the millisecond (the claim compares it: 0020): a change
+       -- within the same millisecond as the last one still gets a version of its own.
+       updated_at = greatest(clock_timestamp(), wallet_configs.updated_at + interval '1 millisecond')
      RETURNING *`,
     [c.tenant_id, c.url, c.auth_kind, c.client_id, c.client_secret_enc, c.api_key_enc, c.api_key_header,
       c.signing_secret_enc, c.amount_unit, c.concurrency, c.private_network],

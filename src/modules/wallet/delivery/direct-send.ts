@@ -18,6 +18,8 @@ import type { TenantState } from './tenant-endpoints.ts';
 export interface DirectLease {
   owner: string;
   until: Date;
+  /** The wallet configuration the calls will be sent with (WalletEndpoint.version). */
+  configVersion: string;
   send(rows: CallRow[]): void;
   release(): void;
 }
@@ -108,6 +110,7 @@ export function leasingSender(w: WorkerParts): DirectSender {
       return {
         owner,
         until: new Date(until),
+        configVersion: state.endpoint.version,
         release: giveBack,
         send: (rows) => {
           if (!held) return;

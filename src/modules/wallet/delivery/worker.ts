@@ -1,7 +1,7 @@
 // The delivery worker: claims due calls of each tenant's wallet (never more in flight than the
 // wallet's concurrency, across all processes), sends them, and records the outcome of each round
 // in batched statements. A bet's calls go one at a time in sequence order because the claim only
-// takes a call when every earlier call of its bet is finished (wallet_claim in 0003_wallet.sql).
+// takes a call when every earlier call of its bet is finished (wallet_claim, claim.ts).
 // Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after recorded batches (see record),
 // and a poll every WAGERLINE_WALLET_POLL_MS. It also sends placements' next calls (direct-send.ts).
 import { randomUUID } from 'node:crypto';
@@ -19,6 +19,7 @@ import { deliverRequeuedReserve } from '../outbox/placement.queries.ts';
 import { leasingSender } from './direct-send.ts';
 import { batchedWrites } from './batched-writes.ts';
 import { openReserveToken } from './reserve-token.ts';
+import { claimCurrent } from './claim.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -91,8 +92,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     state.backlog = false;
     const max = Math.min(free, batch);
     let filled = false;
-    state.claiming = oq
-      .claim(db, { tenantId, now, max, limit, owner, leaseUntil })
+    state.claiming = claimCurrent({ db, tenants, refresh: refreshConfigs, log }, state, { tenantId, now, max, limit, owner, leaseUntil })
       .then((rows) => {
         filled = rows.length >= max;
         // A claim answered so late that its lease could run out before the first renewal (the

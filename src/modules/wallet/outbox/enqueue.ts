@@ -131,13 +131,15 @@ export async function recordAndEnqueueNext(tx: Queryable, reserves: RecordedRese
     transaction_id: call.transactionId, op: call.op, amount: call.amount, bonus_flag: call.bonusFlag,
     extra: call.extra as Record<string, unknown>, now,
     lease_owner: leases.get(call.tenantId)?.owner ?? null, lease_until: leases.get(call.tenantId)?.until ?? null,
+    lease_config_version: leases.get(call.tenantId)?.configVersion ?? null,
   })));
-  return moved.map(({ recorded, seq, amount_unit: unit }, i) => {
+  return moved.map(({ recorded, seq, amount_unit: unit, status }, i) => {
     if (!recorded) return undefined;
     const call = calls[i]!;
     if (seq === null || unit === null) throw notConfigured(call.tenantId); // rolls the records back: a reserve must not stay unanswered
     const lease = leases.get(call.tenantId);
-    if (lease) sends!.written(lease, leasedRow({ ...call, extra: call.extra as Record<string, unknown> }, seq, unit, lease));
+    // Written `pending` instead when the sender's configuration was changed meanwhile: the workers claim it.
+    if (lease && status === 'sending') sends!.written(lease, leasedRow({ ...call, extra: call.extra as Record<string, unknown> }, seq, unit, lease));
     return { transactionId: call.transactionId, betId: call.betId, seq, op: call.op };
   });
 }

@@ -1,5 +1,5 @@
-// SQL of the wallet outbox (wallet_calls, wallet_call_attempts): the writer, claiming due calls,
-// recording results (one statement per batch), leases, the placement guard, rescuing reserves.
+// SQL of the wallet outbox (wallet_calls, wallet_call_attempts): the writer, recording results
+// (one statement per batch), leases, the placement guard, rescuing reserves (the claim: delivery/claim.ts).
 import type { Queryable } from '../../../db/pool.ts';
 
 export interface CallRow {
@@ -135,24 +135,6 @@ export async function releasePlacementGuard(db: Queryable, tenantId: string, bet
     [tenantId, guard.transaction_id, now],
   );
   return 'released';
-}
-
-export interface ClaimInput {
-  tenantId: string;
-  now: Date;
-  max: number;
-  limit: number;
-  owner: string;
-  leaseUntil: Date;
-}
-
-export async function claim(db: Queryable, c: ClaimInput): Promise<CallRow[]> {
-  const { rows } = await db.query<CallRow>({
-    name: 'wallet_claim',
-    text: 'SELECT * FROM wallet_claim($1, $2, $3, $4, $5, $6)',
-    values: [c.tenantId, c.now, c.max, c.limit, c.owner, c.leaseUntil],
-  });
-  return rows;
 }
 
 /** The new state of a call after one delivery round. */

@@ -87,6 +87,11 @@ export interface NextCall {
   /** A sender's lease: the next call is written already `sending`, for that sender to send at commit. Null: `pending`, for the workers. */
   lease_owner: string | null;
   lease_until: Date | null;
+  /**
+   * The version of the wallet configuration the sender holds (WalletEndpoint.version): the call
+   * is written leased to it only while that is still the tenant's configuration, `pending` otherwise.
+   */
+  lease_config_version: string | null;
 }
 
 /**
@@ -96,20 +101,23 @@ export interface NextCall {
  * complete() does, it records the attempts whatever happens, and moves a reserve only while its
  * sender still holds its lease; the next call is queued only then. Returns, for each reserve in
  * order, whether it moved and its next call's sequence (null when the tenant has no wallet any
- * more) and amount unit. Workers wake at commit for the tenants of calls written `pending`.
+ * more), amount unit and status (`sending` when written leased to its sender). Workers wake at
+ * commit for the tenants of calls written `pending`.
  */
-export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[]): Promise<Array<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null }>> {
+export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[]): Promise<Array<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null; status: 'pending' | 'sending' | null }>> {
   const attempts = calls.flatMap((c) => c.attempts);
   const col = <K extends keyof AttemptRecord>(key: K) => attempts.map((a) => a[key]);
   const each = <T>(get: (c: NextCall) => T) => calls.map(get);
-  const { rows } = await db.query<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null }>({
+  const { rows } = await db.query<{ recorded: boolean; seq: number | null; amount_unit: 'dollars' | 'cents' | null; status: 'pending' | 'sending' | null }>({
     name: 'wallet_record_reserves_queue_next',
     text: `WITH a AS (${appendAttemptsSql(1)}),
      u AS (SELECT * FROM unnest($11::uuid[], $12::uuid[], $13::text[], $14::int[], $15::timestamptz[], $16::int[], $17::text[], $18::text[],
                                 $19::timestamptz[], $20::uuid[], $21::uuid[], $22::uuid[], $23::numeric[], $24::bool[], $25::uuid[], $26::text[],
-                                $27::numeric[], $28::bool[], $29::jsonb[], $30::timestamptz[], $31::text[], $32::timestamptz[]) WITH ORDINALITY
+                                $27::numeric[], $28::bool[], $29::jsonb[], $30::timestamptz[], $31::text[], $32::timestamptz[],
+                                $33::timestamptz[]) WITH ORDINALITY
              AS u(tenant_id, reserve_id, owner, attempts, finished_at, http_status, code, error, next_attempt_at, bet_id, user_id,
-                  guard_id, reserve_amount, reserve_bonus, next_id, op, amount, bonus_flag, extra, now, next_owner, next_lease_until, i)),
+                  guard_id, reserve_amount, reserve_bonus, next_id, op, amount, bonus_flag, extra, now, next_owner, next_lease_until,
+                  next_config_at, i)),
      rec AS (
        UPDATE wallet_calls w SET status = 'delivered', failures = 0, attempts = u.attempts, next_attempt_at = u.next_attempt_at,
               finished_at = u.finished_at, last_http_status = u.http_status, last_code = u.code, last_error = u.error,
@@ -128,13 +136,17 @@ export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[
                     CASE WHEN g.guard THEN 'not sent: placement queued its next call in time (placement guard)' END,
                     g.lease_owner, g.lease_until
                FROM u JOIN s ON s.i = u.i JOIN wallet_configs cfg ON cfg.tenant_id = u.tenant_id,
+                    -- Leased to its sender only if the sender holds the tenant's configuration as it is now:
+                    -- one read before a change would send the call where the bet's reserve did not go.
+                    LATERAL (SELECT u.next_owner IS NOT NULL AND u.next_config_at = date_trunc('milliseconds', cfg.updated_at) AS leased) l,
                     LATERAL (VALUES (1, u.guard_id, 'refundBet', u.reserve_amount, u.reserve_bonus, '{}'::jsonb, true, 'skipped', NULL, NULL),
                                     (2, u.next_id, u.op, u.amount, u.bonus_flag, u.extra, false,
-                                     CASE WHEN u.next_owner IS NULL THEN 'pending' ELSE 'sending' END, u.next_owner, u.next_lease_until))
+                                     CASE WHEN l.leased THEN 'sending' ELSE 'pending' END,
+                                     CASE WHEN l.leased THEN u.next_owner END, CASE WHEN l.leased THEN u.next_lease_until END))
                       AS g(pos, transaction_id, op, amount, bonus_flag, extra, guard, status, lease_owner, lease_until)
              RETURNING tenant_id, transaction_id, seq, amount_unit, status),
      woken AS (SELECT count(pg_notify('wallet_calls', t::text)) AS n FROM (SELECT DISTINCT tenant_id AS t FROM ins WHERE status = 'pending') AS x)
-     SELECT EXISTS (SELECT 1 FROM rec WHERE rec.i = u.i) AS recorded, nx.seq, nx.amount_unit, (SELECT n FROM woken) AS woken
+     SELECT EXISTS (SELECT 1 FROM rec WHERE rec.i = u.i) AS recorded, nx.seq, nx.amount_unit, nx.status, (SELECT n FROM woken) AS woken
        FROM u LEFT JOIN ins nx ON nx.tenant_id = u.tenant_id AND nx.transaction_id = u.next_id
       ORDER BY u.i`,
     values: [col('tenant_id'), col('transaction_id'), col('attempt'), col('started_at'), col('duration_ms'), col('http_status'),
@@ -143,9 +155,10 @@ export async function recordReservesAndQueueNext(db: Queryable, calls: NextCall[
       each((c) => c.reserve.finished_at), each((c) => c.reserve.last_http_status), each((c) => c.reserve.last_code), each((c) => c.reserve.last_error),
       each((c) => c.reserve.next_attempt_at), each((c) => c.bet_id), each((c) => c.user_id), each((c) => c.guard_transaction_id),
       each((c) => c.reserve_amount), each((c) => c.reserve_bonus_flag), each((c) => c.transaction_id), each((c) => c.op), each((c) => c.amount),
-      each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.now), each((c) => c.lease_owner), each((c) => c.lease_until)],
+      each((c) => c.bonus_flag), each((c) => JSON.stringify(c.extra)), each((c) => c.now), each((c) => c.lease_owner), each((c) => c.lease_until),
+      each((c) => c.lease_config_version)],
   });
-  return rows.map(({ recorded, seq, amount_unit }) => ({ recorded, seq, amount_unit }));
+  return rows.map(({ recorded, seq, amount_unit, status }) => ({ recorded, seq, amount_unit, status }));
 }
 
 /** The reserve's row locked for this transaction: its status and who holds its lease, if anyone. */

@@ -1,0 +1,97 @@
+// A tenant's wallet changed (set-wallet: another URL, other credentials) or the tenant disabled
+// while calls are queued: a call claimed after the change commits goes to the wallet as it is now
+// (the claim and a placement's send at commit check the configuration's version), a call already
+// tried at the old URL goes to the new one with the same transactionId and bytes, and a disabled
+// tenant's calls still go out (money owed to its users). Real HTTP to two sandboxes on 127.0.0.1.
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, test } from 'node:test';
+import type { Tx } from '../src/db/pool.ts';
+import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
+import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
+import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
+import { testServices } from './helpers/app.ts';
+import { CLIENT, credit, reserveAndConfirm, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+
+const MIN = 60_000;
+let f: WalletFixture;
+let moved: WalletSandbox;
+before(async () => {
+  f = await walletFixture();
+  moved = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+});
+after(async () => {
+  await moved.close();
+  await f.close();
+});
+beforeEach(() => pointAt(f.sandbox.url));
+
+const pointAt = (url: string) => f.wallet.setWallet({ tenantId: f.tenantId, url, auth: 'client_credentials', ...CLIENT, concurrency: 20 });
+const sentTo = (wallet: WalletSandbox, key: 'transactionId' | 'betId', id: string) =>
+  wallet.requests().filter((r) => (r.body as Record<string, unknown> | undefined)?.[key] === id);
+
+/** A process whose worker LISTENs and polls only every ten minutes: it reads configurations when it starts, then as told. */
+async function listeningProcess() {
+  const services = testServices(f.db, f.box, { settings: { ...f.settings, WAGERLINE_WALLET_POLL_MS: 600_000 }, clock: f.clock, listenUrl: f.db.url });
+  const worker = services.wallet.createWorker();
+  await worker.start();
+  return { wallet: services.wallet, close: async () => { await worker.stop(); await services.close(); } };
+}
+
+test('a call queued after the wallet was moved goes to the new URL, though the worker read the old one', async () => {
+  const process = await listeningProcess();
+  try {
+    await pointAt(moved.url);
+    const [call] = await f.enqueue(credit());
+    await until('the credit delivered', async () => (await f.call(call!.transactionId)).status === 'delivered');
+    assert.deepEqual([sentTo(f.sandbox, 'transactionId', call!.transactionId).length, sentTo(moved, 'transactionId', call!.transactionId).length], [0, 1]);
+  } finally {
+    await process.close();
+  }
+});
+
+test('a placement after the move sends its confirm at commit where its reserve went: the new URL', async () => {
+  const process = await listeningProcess();
+  try {
+    await pointAt(moved.url);
+    const b = reserveAndConfirm(f.tenantId);
+    const take = { context: undefined, group: {
+      take: (_tx: Tx, _contexts: unknown[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>) => queueNext([b.confirm]),
+    } };
+    assert.equal((await process.wallet.reserve(b.input, { take })).outcome, 'reserved');
+    const confirm = async () => (await f.wallet.callsOfBet(b.betId)).calls.find((c) => c.op === 'confirm');
+    await until('the confirm answered', async () => ['delivered', 'failed'].includes((await confirm())?.status ?? ''));
+    assert.equal((await confirm())?.status, 'delivered', 'not refused by the old wallet, which never saw the reserve');
+    assert.deepEqual([sentTo(f.sandbox, 'betId', b.betId).map((r) => r.op), sentTo(moved, 'betId', b.betId).map((r) => r.op)], [[], ['reserve', 'confirm']]);
+  } finally {
+    await process.close();
+  }
+});
+
+test('a call the old URL left unanswered is sent to the new one, same transactionId and body', async () => {
+  const [call] = await f.enqueue(credit());
+  f.sandbox.injectFaults([{ op: 'credit', kind: 'apply-then-fail' }]);
+  await f.worker.drain();
+  assert.equal((await f.call(call!.transactionId)).status, 'pending');
+  await pointAt(moved.url);
+  f.clock.advance(5 * MIN);
+  await f.worker.drain();
+  assert.equal((await f.call(call!.transactionId)).status, 'delivered');
+  const [first] = sentTo(f.sandbox, 'transactionId', call!.transactionId);
+  const [second] = sentTo(moved, 'transactionId', call!.transactionId);
+  assert.deepEqual(second!.body, first!.body);
+});
+
+test('each change gets a version later than the last, the clock behind it or not: two changes in a millisecond are two', async () => {
+  await f.db.pool.query("UPDATE wallet_configs SET updated_at = clock_timestamp() + interval '1 hour' WHERE tenant_id = $1", [f.tenantId]);
+  const before = (await f.wallet.getWallet(f.tenantId))!.updated_at;
+  const after = (await pointAt(f.sandbox.url)).updated_at;
+  assert.ok(after > before, `${after} after ${before}`);
+});
+
+test('a disabled tenant\'s queued calls still go out: they are money owed to its users', async () => {
+  const [call] = await f.enqueue(credit());
+  await f.tenants.disableTenant(f.tenantId);
+  await f.worker.drain();
+  assert.equal((await f.call(call!.transactionId)).status, 'delivered');
+  assert.equal((await f.sandbox.effects()).get(call!.transactionId), 1);
+});
