@@ -37,12 +37,12 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
   const wallet = program.command('wallet').description('Wallet calls: inspect, retry parked calls, run the delivery worker');
   wallet
     .command('calls')
-    .description('Every wallet call of a bet, in order, with every attempt. Prints {"bet_id", "calls": [...]}')
+    .description('Every wallet call of a bet, in order, with every attempt and, for a call held behind an open one, that call (held_by). Prints {"bet_id", "calls": [...]}')
     .requiredOption('--bet <bet_id>', 'bet id (UUID)', uuid)
     .action((opts: { bet: string }) => withRuntime((rt) => walletOf(rt).callsOfBet(opts.bet)));
   wallet
     .command('failed')
-    .description('Calls parked as failed (retries spent, or refused for good). Prints {"count": every parked call, "calls": [the 1,000 parked longest]}')
+    .description('Calls parked as failed (retries spent, or refused for good), each with the later calls of its bet it holds (held_calls). Prints {"count": every parked call, "calls": [the 1,000 parked longest]}')
     .option('--tenant <tenant_id>', 'only this tenant (UUID)', uuid)
     .action((opts: { tenant?: string }) => withRuntime((rt) => walletOf(rt).failed(opts.tenant)));
   wallet

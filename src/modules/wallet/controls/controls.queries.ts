@@ -71,6 +71,30 @@ export async function failedCalls(db: Queryable, tenantId: string | null, limit:
   return { total, rows };
 }
 
+/** A call held behind a parked one: a later call of its bet, waiting to be sent. */
+export interface HeldCall {
+  tenant_id: string;
+  bet_id: string;
+  transaction_id: string;
+  seq: number;
+  op: string;
+  amount: string;
+  transaction_type: string | null;
+}
+
+/** The calls of each bet waiting behind the given ones (a parked call holds every later call of its bet), in order. */
+export async function heldBehind(db: Queryable, calls: Array<Pick<CallRow, 'tenant_id' | 'bet_id' | 'seq'>>): Promise<HeldCall[]> {
+  if (!calls.length) return [];
+  const { rows } = await db.query<HeldCall>(
+    `SELECT n.tenant_id, n.bet_id, n.transaction_id, n.seq, n.op, n.amount, n.extra->>'transactionType' AS transaction_type
+       FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS k(tenant_id, bet_id, seq)
+       JOIN wallet_calls n ON n.tenant_id = k.tenant_id AND n.bet_id = k.bet_id AND n.seq > k.seq AND n.status = 'pending'
+      ORDER BY n.tenant_id, n.bet_id, n.seq`,
+    [calls.map((c) => c.tenant_id), calls.map((c) => c.bet_id), calls.map((c) => c.seq)],
+  );
+  return rows;
+}
+
 /**
  * Re-queues a call: due now, with a fresh retry budget. Only a parked call moves, or one waiting
  * after a failure for its next attempt (not one in flight: `sending` is the worker's).

@@ -33,6 +33,30 @@ function callView(row: CallRow) {
   };
 }
 
+/** A later call of a parked call's bet, held until the parked one is delivered or resolved. */
+function heldView(row: q.HeldCall) {
+  return {
+    call_id: row.transaction_id,
+    seq: row.seq,
+    op: row.op,
+    amount: row.amount,
+    ...(row.transaction_type !== null && { transaction_type: row.transaction_type }),
+  };
+}
+
+/**
+ * The call each call (each bet's in sequence order) waits for: its bet's lowest open call, for a
+ * pending call after it (the claim sends only that one: worker.ts); null for any other.
+ */
+function heldBy(calls: CallRow[]): Array<string | null> {
+  const lowestOpen = new Map<string, CallRow>();
+  return calls.map((c) => {
+    const first = lowestOpen.get(`${c.tenant_id}/${c.bet_id}`);
+    if (!first && ['pending', 'sending', 'failed'].includes(c.status)) lowestOpen.set(`${c.tenant_id}/${c.bet_id}`, c);
+    return first && c.status === 'pending' ? first.transaction_id : null;
+  });
+}
+
 function attemptView(row: AttemptRow) {
   return {
     attempt: row.attempt,
@@ -60,8 +84,9 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
 
   return {
     /**
-     * Every call of a bet in sequence order, each with every attempt made. With a tenant, only
-     * that tenant's calls, and a bet the tenant does not have is not found.
+     * Every call of a bet in sequence order, each with every attempt made and the call it waits
+     * for (`held_by`). With a tenant, only that tenant's calls, and a bet the tenant does not have
+     * is not found.
      */
     async callsOfBet(betId: string, tenantId?: string) {
       const calls = await q.callsOfBet(db, betId, tenantId ?? null);
@@ -69,10 +94,12 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
         throw new AppError('bet_not_found', `tenant ${tenantId} has no bet ${betId}`);
       }
       const attempts = await q.attemptsOf(db, calls);
+      const waitsFor = heldBy(calls);
       return {
         bet_id: betId,
-        calls: calls.map((c) => ({
+        calls: calls.map((c, i) => ({
           ...callView(c),
+          held_by: waitsFor[i]!,
           attempt_log: attempts.filter((a) => a.transaction_id === c.transaction_id && a.tenant_id === c.tenant_id).map(attemptView),
         })),
       };
@@ -82,13 +109,20 @@ export function createWalletControls({ db, clock }: { db: Pool; clock: () => Dat
      * their attempts: one statement whatever the number of bets (the back-office reads a page).
      */
     async callsOfBets(keys: Array<{ tenant_id: string; bet_id: string }>) {
-      const byBet = new Map(keys.map((k) => [`${k.tenant_id}:${k.bet_id}`, [] as Array<ReturnType<typeof callView> & { attempt_log: ReturnType<typeof attemptView>[] }>]));
-      for (const c of await q.callsOfBetKeys(db, keys)) byBet.get(`${c.tenant_id}:${c.bet_id}`)?.push({ ...callView(c), attempt_log: c.attempt_log.map(attemptView) });
+      type Listed = ReturnType<typeof callView> & { held_by: string | null; attempt_log: ReturnType<typeof attemptView>[] };
+      const byBet = new Map(keys.map((k) => [`${k.tenant_id}:${k.bet_id}`, [] as Listed[]]));
+      const calls = await q.callsOfBetKeys(db, keys);
+      const waitsFor = heldBy(calls);
+      calls.forEach((c, i) => byBet.get(`${c.tenant_id}:${c.bet_id}`)?.push({ ...callView(c), held_by: waitsFor[i]!, attempt_log: c.attempt_log.map(attemptView) }));
       return byBet;
     },
+    /** The parked calls, each with the later calls of its bet it holds (`held_calls`). */
     async failed(tenantId?: string, limit = 1000) {
       const { total, rows } = await q.failedCalls(db, tenantId ?? null, limit);
-      return { count: total, calls: rows.map(callView) };
+      const held = new Map<string, q.HeldCall[]>();
+      for (const h of await q.heldBehind(db, rows)) held.set(`${h.tenant_id}/${h.bet_id}`, [...(held.get(`${h.tenant_id}/${h.bet_id}`) ?? []), h]);
+      const behind = (c: CallRow) => (held.get(`${c.tenant_id}/${c.bet_id}`) ?? []).filter((h) => h.seq > c.seq).map(heldView);
+      return { count: total, calls: rows.map((c) => ({ ...callView(c), held_calls: behind(c) })) };
     },
     /**
      * Sends a parked call again now, with a fresh retry budget — or one waiting for its next
