@@ -5,7 +5,7 @@
 // PostgreSQL and the reference wallet sandbox on 127.0.0.1, taking an API key.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { credit, reserveAndConfirm, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { reserveAndConfirm, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const MIN = 60_000;
 const KEY_REFUSED = { message: 'API key not accepted', code: 'FORBIDDEN', statusCode: 403 };
@@ -18,7 +18,7 @@ after(() => f.close());
 const outcomes = async (transactionId: string) => (await f.attempts(transactionId)).map((a) => [a.http_status, a.outcome]);
 
 test('a credit refused with 403 counts as a failed attempt on the schedule, as a 401 does, and goes out on the next', async () => {
-  const [call] = await f.enqueue(credit());
+  const [call] = await f.enqueue(await f.creditOfTakenBet());
   f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 403, body: KEY_REFUSED }]);
   await f.worker.drain();
   const row = await f.call(call!.transactionId);

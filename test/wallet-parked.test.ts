@@ -3,7 +3,6 @@
 // resolve releases them in order, and a retry racing the workers of two processes sends each call
 // once, in order. Real HTTP to the sandbox on 127.0.0.1.
 import assert from 'node:assert/strict';
-import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
 import { credit, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
@@ -13,13 +12,14 @@ before(async () => {
 });
 after(() => f.close());
 
-const bet = () => ({ betId: randomUUID(), userId: randomUUID() });
+/** A bet the sandbox has taken (reserved and confirmed): it takes credits of it. */
+const bet = () => f.takenBet();
 /** The credits a bet's calls were delivered in, by transactionId, as the wallet answered them. */
 const delivered = (betId: string) => f.sandbox.requests()
   .filter((r) => r.status === 200 && (r.body as { betId?: string }).betId === betId).map((r) => r.transactionId);
 
 test('wallet failed lists the calls each parked call holds; wallet calls names the call a held one waits for', async () => {
-  const { betId, userId } = bet();
+  const { betId, userId } = await bet();
   const [first, second, third] = await f.enqueue(credit(betId, userId), credit(betId, userId, '2.00'),
     { ...credit(betId, userId, '3.00'), transactionType: 'cashout' });
   f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 422 }]);
@@ -43,7 +43,7 @@ test('a retry racing the workers of two processes: each call sent once, in order
   const worker = other.createWorker({ listen: false });
   try {
     for (let round = 0; round < 10; round++) {
-      const { betId, userId } = bet();
+      const { betId, userId } = await bet();
       const [first, second] = await f.enqueue(credit(betId, userId), credit(betId, userId));
       f.sandbox.injectFaults([{ op: 'credit', kind: 'status', status: 503 }]);
       await f.worker.drain();

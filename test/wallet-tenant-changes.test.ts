@@ -4,13 +4,14 @@
 // tried at the old URL goes to the new one with the same transactionId and bytes, and a disabled
 // tenant's calls still go out (money owed to its users). Real HTTP to two sandboxes on 127.0.0.1.
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
 import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
-import { CLIENT, credit, reserveAndConfirm, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { CLIENT, credit, reserveAndConfirm, takenBet, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const MIN = 60_000;
 let f: WalletFixture;
@@ -41,7 +42,8 @@ test('a call queued after the wallet was moved goes to the new URL, though the w
   const process = await listeningProcess();
   try {
     await pointAt(moved.url);
-    const [call] = await f.enqueue(credit());
+    const { betId, userId } = await takenBet(moved);
+    const [call] = await f.enqueue(credit(betId, userId));
     await until('the credit delivered', async () => (await f.call(call!.transactionId)).status === 'delivered');
     assert.deepEqual([sentTo(f.sandbox, 'transactionId', call!.transactionId).length, sentTo(moved, 'transactionId', call!.transactionId).length], [0, 1]);
   } finally {
@@ -68,7 +70,10 @@ test('a placement after the move sends its confirm at commit where its reserve w
 });
 
 test('a call the old URL left unanswered is sent to the new one, same transactionId and body', async () => {
-  const [call] = await f.enqueue(credit());
+  // The bet is taken at both wallets (the new one as a copy of the old one's books).
+  const { betId, userId } = await f.takenBet();
+  await moved.seedBets([{ betId, userId, bonusFlag: false, reserved: '1.00', confirmed: '1.00', reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() }]);
+  const [call] = await f.enqueue(credit(betId, userId));
   f.sandbox.injectFaults([{ op: 'credit', kind: 'apply-then-fail' }]);
   await f.worker.drain();
   assert.equal((await f.call(call!.transactionId)).status, 'pending');
@@ -89,7 +94,7 @@ test('each change gets a version later than the last, the clock behind it or not
 });
 
 test('a disabled tenant\'s queued calls still go out: they are money owed to its users', async () => {
-  const [call] = await f.enqueue(credit());
+  const [call] = await f.enqueue(await f.creditOfTakenBet());
   await f.tenants.disableTenant(f.tenantId);
   await f.worker.drain();
   assert.equal((await f.call(call!.transactionId)).status, 'delivered');
