@@ -87,7 +87,9 @@ const extraFields: Check = {
       withUnknownFields(reserve, extra, { metadata: plus(reserve.call.extra.metadata!, { extraField: 'x' }) }),
       withUnknownFields(confirm, extra, { betMetadata: plus(meta, { extraField: 1, legs: meta.legs.map((l) => plus(l, { extraField: true })) }) }),
       withUnknownFields(settleBetBody(bet, 300, ctx.unit), extra),
-      withUnknownFields(creditBody(bet, 100, ctx.unit, 'cashout'), extra),
+      // An adjustment, which wagerline may send for a settled bet: a cash-out of a settled bet is
+      // a call wagerline never sends, and a wallet may refuse it (a settled bet is not cashed out).
+      withUnknownFields(creditBody(bet, 100, ctx.unit, 'adjustreversetransaction'), extra),
       withUnknownFields(debitBody(bet, 100, ctx.unit, 'deductbetwin'), extra),
       // refundBet on a bet of its own, reserved and released: nothing moves, no state is strained.
       reserveBody(released, 100, ctx.unit),
