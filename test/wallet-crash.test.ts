@@ -14,7 +14,18 @@ import { freshDatabase, type TestDatabase } from './helpers/db.ts';
 import { CLIENT, until } from './wallet-fixtures.ts';
 
 const BETS = 1000;
-const CALLS_PER_BET = 3;
+/**
+ * A bet's calls after it was taken, as wagerline sends them: settled, an amended result taking part
+ * of the winnings back, then an operator's adjustment. The wallet refuses a debit before the
+ * settleBet it reverses, so a call overtaking another is parked and never counts as delivered.
+ */
+const ROUNDS = [
+  { op: 'settleBet', amount: '3.00' },
+  { op: 'debit', amount: '1.00', transactionType: 'deductbetwin' },
+  { op: 'credit', amount: '2.00', transactionType: 'adjustreversetransaction' },
+] as const;
+const CALLS_PER_BET = ROUNDS.length;
+
 let db: TestDatabase;
 let sandbox: WalletSandbox;
 
@@ -39,17 +50,15 @@ test('SIGKILL mid-delivery, restart: every call takes effect exactly once, in or
   });
   const expected = new Map<string, string[]>();
   const bets = Array.from({ length: BETS }, () => ({ betId: randomUUID(), userId: randomUUID() }));
-  // Each bet taken first (its reserve and confirm seeded): a wallet credits only a bet it holds.
+  // Each bet taken first (its reserve and confirm seeded): a wallet settles only a bet it holds.
   const seeded = bets.map(({ betId, userId }) => ({
     betId, userId, bonusFlag: false, reserved: '1.00', confirmed: '1.00', reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() }));
   await sandbox.seedBets(seeded);
-  for (let round = 0; round < CALLS_PER_BET; round++) {
+  for (const round of ROUNDS) {
     for (let i = 0; i < BETS; i += 100) {
       await withTransaction(db.pool, async (tx) => {
         for (const { betId, userId } of bets.slice(i, i + 100)) {
-          const call = await services.wallet.enqueue(tx, {
-            tenantId: tenant.tenant_id, betId, userId, op: 'credit', amount: `${round + 1}.00`, bonusFlag: false, transactionType: 'cashout',
-          });
+          const call = await services.wallet.enqueue(tx, { tenantId: tenant.tenant_id, betId, userId, bonusFlag: false, ...round });
           expected.set(betId, [...(expected.get(betId) ?? []), call.transactionId]);
         }
       });

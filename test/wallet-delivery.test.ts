@@ -28,7 +28,8 @@ describe('bodies', () => {
       { betId, userId, op: 'refundBet', amount: '0.50', bonusFlag: false },
       { betId, userId, op: 'settleBet', amount: '24', bonusFlag: false },
       { betId, userId, op: 'debit', amount: '1.25', bonusFlag: false, transactionType: 'deductbetwin' },
-      { betId, userId, op: 'credit', amount: '2', bonusFlag: false, transactionType: 'cashout' },
+      // An adjustment: a settled bet is not cashed out (docs/bets-admin.md), and the wallet refuses that.
+      { betId, userId, op: 'credit', amount: '2', bonusFlag: false, transactionType: 'adjustreversetransaction' },
     );
     await f.worker.drain();
     const sent = f.sandbox.requests().filter((r) => (r.body as { betId?: string } | undefined)?.betId === betId);
@@ -39,7 +40,7 @@ describe('bodies', () => {
     assert.deepEqual(sent[2]!.body, { ...common, transactionId: refund!.transactionId, amount: 0.5 });
     assert.deepEqual(sent[3]!.body, { ...common, transactionId: settle!.transactionId, amount: 24 });
     assert.deepEqual(sent[4]!.body, { ...common, transactionId: debit!.transactionId, amount: 1.25, transactionType: 'deductbetwin' });
-    assert.deepEqual(sent[5]!.body, { ...common, transactionId: creditCall!.transactionId, amount: 2, transactionType: 'cashout' });
+    assert.deepEqual(sent[5]!.body, { ...common, transactionId: creditCall!.transactionId, amount: 2, transactionType: 'adjustreversetransaction' });
     assert.ok(sent.every((r) => r.status === 200));
     // 1000 − 7.50 confirmed + 0.50 refunded + 24 won − 1.25 debited + 2 credited: each applied once, as sent.
     assert.deepEqual(await f.sandbox.balances(userId), { cash: '1017.75', bonus: '0.00', reserved: '0.00' });
