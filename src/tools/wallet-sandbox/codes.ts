@@ -19,7 +19,7 @@ export const SANDBOX_CODES = {
   NOT_FOUND: { status: 404, meaning: 'No such path (or /auth/token when the sandbox uses API keys).' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists with another method.' },
   DUPLICATE_BET: { status: 409, meaning: 'reserve: the bet already has a reserve under another transactionId.' },
-  BET_STATE_CONFLICT: { status: 409, meaning: 'The bet is not in a state that allows the call (confirm twice, confirm after refund, settleBet or a credit before confirm, settleBet or a cash-out after a full refund, refundBet of a bet whose winnings are not taken back).' },
+  BET_STATE_CONFLICT: { status: 409, meaning: 'The bet is not in a state that allows the call (confirm twice, confirm after refund, settleBet or a credit before confirm, settleBet or a cash-out after a full refund, a cash-out of a settled bet, settleBet, a cash-out or a partial refund after a cash-out, refundBet of a bet whose winnings are not taken back).' },
   TRANSACTION_MISMATCH: { status: 409, meaning: 'The transactionId was already used with another call, bet, user, bonusFlag, amount or transactionType.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is over 1 MiB.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected error inside the sandbox (also the default body of injected faults).' },

@@ -13,6 +13,12 @@ export interface UserState {
 
 export type BetStatus = 'reserved' | 'confirmed' | 'released';
 
+/**
+ * What paid the bet's outcome: settleBet (an amended result may settle it again) or a cash-out
+ * (final: wagerline sends nothing more on the bet's outcome after it, docs/bets-admin.md).
+ */
+export type ClosedBy = 'settleBet' | 'cashout';
+
 export interface BetState {
   betId: string;
   userId: string;
@@ -24,6 +30,7 @@ export interface BetState {
   settled: number;
   /** Winnings paid and not taken back: settleBet and cash-out amounts, less debits. */
   winnings: number;
+  closedBy: ClosedBy | null;
 }
 
 /** Deltas in cents; `create` makes the bet row (reserve); `status` sets the bet's status. */
@@ -38,6 +45,7 @@ export interface Effect {
   winnings: number;
   create?: { bonus: boolean };
   status?: BetStatus;
+  closedBy?: ClosedBy;
 }
 
 export interface RuleFlags {
@@ -91,11 +99,13 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve`);
   if (req.op === 'settleBet') {
     if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: it cannot be settled`);
+    if (bet.closedBy === 'cashout') return cashedOut(req, 'settled');
     // A bet whose whole stake came back (refunded: scratched, abandoned, cancelled) has nothing in
     // play: winnings paid on it would be money from nowhere. A client that settles it is wrong.
     if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to settle`);
     if (flags.settleOnce && (req.amount === 0 || bet.settled > 0)) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: only one settleBet, of a winner`);
-    return { ...NONE, cash: req.amount, settled: req.amount, winnings: req.amount }; // winnings always go to cash (spec 2.4)
+    // winnings always go to cash (spec 2.4)
+    return { ...NONE, cash: req.amount, settled: req.amount, winnings: req.amount, closedBy: 'settleBet' };
   }
   if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {
     return errorAnswer('BONUS_FLAG_MISMATCH', `bet ${req.betId} was reserved with bonusFlag ${bet.bonus}`);
@@ -127,6 +137,11 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   });
 }
 
+/** A cash-out is final: anything more paid on the bet's outcome would pay it twice. */
+function cashedOut(req: TxRequest, what: string): Answer {
+  return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} was cashed out: a cash-out is final, the bet is not ${what} after it`);
+}
+
 /** What each credit is about, for the refusal of one without a bet taken. */
 const CREDIT_NEEDS: Record<string, string> = {
   betpartialrefund: 'no stake was taken to refund in part (a hold goes back with refundBet)',
@@ -139,18 +154,24 @@ const CREDIT_NEEDS: Record<string, string> = {
  * manual adjustment only for a bet it confirmed, so a credit of a bet never reserved
  * (UNKNOWN_BET) or not confirmed (BET_STATE_CONFLICT) is a caller's bug a real wallet would refuse,
  * not money to pay. A cash-out stands for the bet's winnings: like settleBet, not once its whole
- * stake came back. A partial refund (betpartialrefund) carries the bet's bonusFlag, as refundBet
- * does, and counts with refundBet's toward the confirmed amount, so that the two together never
- * return more than was taken.
+ * stake came back. It is the bet's end (wagerline cashes out only an open bet, and sends nothing
+ * on its outcome afterwards): neither a settled bet nor a cashed-out one is cashed out (again), and
+ * no partial refund follows it; an adjustment may. A partial refund (betpartialrefund) carries the
+ * bet's bonusFlag, as refundBet does, and counts with refundBet's toward the confirmed amount, so
+ * that the two together never return more than was taken.
  */
 function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boolean, flags: RuleFlags): Effect | Answer {
   const needs = CREDIT_NEEDS[req.transactionType ?? ''] ?? 'no stake was taken';
   if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: ${needs}`);
   if (bet.status !== 'confirmed') return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} is ${bet.status}, not confirmed: ${needs}`);
   if (req.transactionType === 'adjustreversetransaction') return move(useBonus, req.amount);
+  if (bet.closedBy === 'cashout') return cashedOut(req, req.transactionType === 'cashout' ? 'cashed out again' : 'refunded in part');
   if (req.transactionType === 'cashout') {
+    if (bet.closedBy === 'settleBet') {
+      return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} was settled: a settled bet is not cashed out, settleBet paid its outcome`);
+    }
     if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to cash out`);
-    return move(useBonus, req.amount, { winnings: req.amount });
+    return move(useBonus, req.amount, { winnings: req.amount, closedBy: 'cashout' });
   }
   // Part of the stake goes back where the stake came from, as with refundBet.
   if (!flags.ignoreBonus && req.bonusFlag !== bet.bonus) {
@@ -171,12 +192,14 @@ export function applyToUser(user: UserState, e: Effect): UserState {
 
 export function applyToBet(bet: BetState | undefined, ids: { betId: string; userId: string }, e: Effect): BetState | undefined {
   const base: BetState | undefined = bet ?? (e.create
-    ? { betId: ids.betId, userId: ids.userId, bonus: e.create.bonus, status: 'reserved', held: 0, confirmed: 0, refunded: 0, settled: 0, winnings: 0 }
+    ? { betId: ids.betId, userId: ids.userId, bonus: e.create.bonus, status: 'reserved', held: 0, confirmed: 0, refunded: 0, settled: 0, winnings: 0, closedBy: null }
     : undefined);
   if (!base) return undefined;
   return {
     ...base,
     status: e.status ?? base.status,
+    // A cash-out stays the bet's end: replayed by the idempotency break mode, a settleBet does not undo it.
+    closedBy: base.closedBy === 'cashout' ? 'cashout' : e.closedBy ?? base.closedBy,
     held: base.held + e.held,
     confirmed: base.confirmed + e.confirmed,
     refunded: base.refunded + e.refunded,

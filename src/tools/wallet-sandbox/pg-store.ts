@@ -19,18 +19,37 @@ function ddl(s: string): string {
     CREATE TABLE IF NOT EXISTS ${s}.bets (
       bet_id text PRIMARY KEY, user_id text NOT NULL, bonus boolean NOT NULL, status text NOT NULL,
       held bigint NOT NULL, confirmed bigint NOT NULL, refunded bigint NOT NULL, settled bigint NOT NULL,
-      winnings bigint NOT NULL);
-    -- A schema made before winnings were counted: its bets' settleBets stand for them (lenient:
-    -- a debit or cash-out made then is not counted).
-    ALTER TABLE ${s}.bets ADD COLUMN IF NOT EXISTS winnings bigint;
-    UPDATE ${s}.bets SET winnings = settled WHERE winnings IS NULL;
-    ALTER TABLE ${s}.bets ALTER COLUMN winnings SET NOT NULL;
+      winnings bigint NOT NULL, closed_by text);
     CREATE TABLE IF NOT EXISTS ${s}.transactions (
       transaction_id text PRIMARY KEY, op text NOT NULL, bet_id text NOT NULL, user_id text NOT NULL,
       bonus_flag boolean NOT NULL, amount bigint NOT NULL, transaction_type text, fingerprint text NOT NULL,
       status integer NOT NULL, body json NOT NULL, effect jsonb NOT NULL, effect_count integer NOT NULL,
       created_at timestamptz NOT NULL);
-    CREATE INDEX IF NOT EXISTS transactions_bet_idx ON ${s}.transactions (bet_id, created_at);`;
+    CREATE INDEX IF NOT EXISTS transactions_bet_idx ON ${s}.transactions (bet_id, created_at);
+    -- A schema made before winnings were counted: its bets' settleBets stand for them (lenient:
+    -- a debit or cash-out made then is not counted).
+    ALTER TABLE ${s}.bets ADD COLUMN IF NOT EXISTS winnings bigint;
+    UPDATE ${s}.bets SET winnings = settled WHERE winnings IS NULL;
+    ALTER TABLE ${s}.bets ALTER COLUMN winnings SET NOT NULL;
+    ${closedByColumn(s)}`;
+}
+
+/**
+ * A schema made before the end of a bet was kept learns it from the transactions that took effect:
+ * a bet with a cash-out was cashed out (even if an older sandbox settled it too), one with a
+ * settleBet settled. Only when the column is added: null means "open" from then on.
+ */
+function closedByColumn(s: string): string {
+  const had = (op: string, type: string | null) => `EXISTS (SELECT 1 FROM ${s}.transactions t WHERE t.bet_id = b.bet_id AND t.op = '${op}'`
+    + `${type ? ` AND t.transaction_type = '${type}'` : ''})`;
+  return `
+    DO $migrate$ BEGIN
+      IF NOT EXISTS (SELECT 1 FROM information_schema.columns
+                      WHERE table_schema = '${s}' AND table_name = 'bets' AND column_name = 'closed_by') THEN
+        ALTER TABLE ${s}.bets ADD COLUMN closed_by text;
+        UPDATE ${s}.bets b SET closed_by = CASE WHEN ${had('credit', 'cashout')} THEN 'cashout' WHEN ${had('settleBet', null)} THEN 'settleBet' END;
+      END IF;
+    END $migrate$;`;
 }
 
 /** Thrown to make withTransaction start over (it retries SQLSTATE 40001). */
@@ -52,7 +71,7 @@ function toBet(r: Record<string, unknown> | undefined): BetState | undefined {
   return {
     betId: r.bet_id as string, userId: r.user_id as string, bonus: r.bonus as boolean, status: r.status as BetState['status'],
     held: Number(r.held), confirmed: Number(r.confirmed), refunded: Number(r.refunded), settled: Number(r.settled),
-    winnings: Number(r.winnings),
+    winnings: Number(r.winnings), closedBy: (r.closed_by as BetState['closedBy']) ?? null,
   };
 }
 
@@ -81,15 +100,15 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
   }
 
   async function saveBet(tx: Client, before: BetState | undefined, b: BetState): Promise<void> {
-    const values = [b.betId, b.userId, b.bonus, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings];
+    const values = [b.betId, b.userId, b.bonus, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings, b.closedBy];
     if (before) {
-      await tx.query(`UPDATE ${s}.bets SET status = $2, held = $3, confirmed = $4, refunded = $5, settled = $6, winnings = $7 WHERE bet_id = $1`,
-        [b.betId, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings]);
+      await tx.query(`UPDATE ${s}.bets SET status = $2, held = $3, confirmed = $4, refunded = $5, settled = $6, winnings = $7, closed_by = $8
+        WHERE bet_id = $1`, [b.betId, b.status, b.held, b.confirmed, b.refunded, b.settled, b.winnings, b.closedBy]);
       return;
     }
     const { rowCount } = await tx.query(
-      `INSERT INTO ${s}.bets (bet_id, user_id, bonus, status, held, confirmed, refunded, settled, winnings)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT DO NOTHING`, values);
+      `INSERT INTO ${s}.bets (bet_id, user_id, bonus, status, held, confirmed, refunded, settled, winnings, closed_by)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT DO NOTHING`, values);
     if (!rowCount) throw retry(); // another user's reserve of the same bet won: start over and see it
   }
 

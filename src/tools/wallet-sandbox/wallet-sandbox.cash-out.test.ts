@@ -1,0 +1,107 @@
+// The sandbox's rules on how a bet ends, over real HTTP on 127.0.0.1 with both stores: a cash-out
+// is final (nothing more is paid on the bet's outcome after it), and a settled bet is not cashed
+// out. A schema made by an earlier sandbox learns from its transactions which of its bets were
+// settled or cashed out.
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from './index.ts';
+import { bearer, betBodies as bodies, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
+
+function suite(name: string, storeFor: () => SandboxOptions['store']) {
+  describe(`wallet sandbox cash-outs and settlements (${name} store)`, () => {
+    let sandbox: WalletSandbox;
+    let auth: Record<string, string>;
+    before(async () => {
+      sandbox = await startWalletSandbox({ auth: CC, store: storeFor() });
+      auth = await bearer(sandbox);
+    });
+    after(() => sandbox.close());
+
+    // wagerline closes a cashed-out bet for good (docs/bets-admin.md): an amended result sends
+    // nothing for it, and it is never cashed out again. Each of these would pay the bet twice.
+    test('after a cash-out, settleBet, a second cash-out and a partial refund are BET_STATE_CONFLICT; its replay and an adjustment still succeed', async () => {
+      const b = bodies();
+      await call(sandbox, auth, 'reserve', b.reserve(5));
+      await call(sandbox, auth, 'confirm', b.confirm(5));
+      const cashOut = b.credit(12, 'cashout');
+      const first = await call(sandbox, auth, 'credit', cashOut);
+      assert.equal(first.status, 200);
+      const replay = await call(sandbox, auth, 'credit', cashOut);
+      assert.deepEqual([replay.status, replay.text], [200, first.text], 'the same transactionId and body is a replay, not a second cash-out');
+      const refused = [
+        ['settleBet', b.settleBet(3)], ['settleBet', b.settleBet(0)],
+        ['credit', b.credit(12, 'cashout')], ['credit', b.credit(1, 'betpartialrefund')],
+      ] as const;
+      for (const [op, body] of refused) {
+        const res = await call(sandbox, auth, op, body);
+        assert.deepEqual([res.status, res.json.code, op, body.amount], [409, 'BET_STATE_CONFLICT', op, body.amount]);
+        assert.match(res.json.message, new RegExp(`bet ${b.betId} was cashed out`));
+      }
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'adjustreversetransaction'))).status, 200, 'an operator may still adjust it');
+      // −5 (the stake) +12 (the cash-out, once) +2 (the adjustment).
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1009.00', bonus: '0.00', reserved: '0.00' });
+      const effects = await sandbox.effects();
+      assert.deepEqual(refused.map(([, body]) => effects.get(body.transactionId)), [undefined, undefined, undefined, undefined]);
+      assert.equal(effects.get(cashOut.transactionId), 1);
+    });
+
+    // Only an open bet is cashed out (docs/bets-admin.md); a settled one was paid by settleBet.
+    test('a cash-out of a settled bet, a loser settled for 0.00 included, is BET_STATE_CONFLICT; an amended result still pays', async () => {
+      const b = bodies();
+      await call(sandbox, auth, 'reserve', b.reserve(5));
+      await call(sandbox, auth, 'confirm', b.confirm(5));
+      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(0))).status, 200);
+      const late = await call(sandbox, auth, 'credit', b.credit(3, 'cashout'));
+      assert.deepEqual([late.status, late.json.code], [409, 'BET_STATE_CONFLICT']);
+      assert.match(late.json.message, /was settled: a settled bet is not cashed out/);
+      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(4))).status, 200, 'a re-settlement pays the difference');
+      assert.equal((await call(sandbox, auth, 'credit', b.credit(3, 'cashout'))).json.code, 'BET_STATE_CONFLICT');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '999.00', bonus: '0.00', reserved: '0.00' });
+    });
+  });
+}
+
+suite('memory', () => ({ kind: 'memory' }));
+
+let db: TestDatabase;
+before(async () => {
+  db = await freshDatabase({ empty: true });
+});
+after(() => db.drop());
+suite('postgres', () => ({ kind: 'postgres', pool: db.pool, schema: 'wallet_sandbox' }));
+
+test('a PostgreSQL schema of an earlier sandbox (bets without closed_by) is brought up to date from its transactions', async () => {
+  const cashedOut = bodies();
+  const settled = bodies(cashedOut.userId);
+  const open = bodies(cashedOut.userId);
+  const row = (b: typeof cashedOut, settledCents: number, winnings: number) => `('${b.betId}', '${b.userId}', false, 'confirmed', 0, 500, 0, ${settledCents}, ${winnings})`;
+  const tx = (b: typeof cashedOut, op: string, type: string | null) =>
+    `('${randomUUID()}', '${op}', '${b.betId}', '${b.userId}', false, 0, ${type ? `'${type}'` : 'NULL'}, 'fp', 200, '{}', '{}', 1, now())`;
+  await db.pool.query(`
+    CREATE SCHEMA before_close;
+    CREATE TABLE before_close.bets (bet_id text PRIMARY KEY, user_id text NOT NULL, bonus boolean NOT NULL, status text NOT NULL,
+      held bigint NOT NULL, confirmed bigint NOT NULL, refunded bigint NOT NULL, settled bigint NOT NULL, winnings bigint NOT NULL);
+    CREATE TABLE before_close.transactions (transaction_id text PRIMARY KEY, op text NOT NULL, bet_id text NOT NULL, user_id text NOT NULL,
+      bonus_flag boolean NOT NULL, amount bigint NOT NULL, transaction_type text, fingerprint text NOT NULL, status integer NOT NULL,
+      body json NOT NULL, effect jsonb NOT NULL, effect_count integer NOT NULL, created_at timestamptz NOT NULL);
+    INSERT INTO before_close.bets VALUES ${row(cashedOut, 0, 1200)}, ${row(settled, 0, 0)}, ${row(open, 0, 0)};
+    INSERT INTO before_close.transactions VALUES ${tx(cashedOut, 'confirm', null)}, ${tx(cashedOut, 'credit', 'cashout')},
+      ${tx(settled, 'settleBet', null)}, ${tx(open, 'credit', 'adjustreversetransaction')};`);
+  const sandbox = await startWalletSandbox({ auth: CC, store: { kind: 'postgres', pool: db.pool, schema: 'before_close' } });
+  try {
+    const auth = await bearer(sandbox);
+    assert.equal((await call(sandbox, auth, 'settleBet', cashedOut.settleBet(1))).json.code, 'BET_STATE_CONFLICT');
+    assert.equal((await call(sandbox, auth, 'credit', settled.credit(1, 'cashout'))).json.code, 'BET_STATE_CONFLICT');
+    assert.equal((await call(sandbox, auth, 'settleBet', settled.settleBet(1))).status, 200);
+    assert.equal((await call(sandbox, auth, 'credit', open.credit(1, 'cashout'))).status, 200, 'an adjustment closes nothing');
+  } finally {
+    await sandbox.close();
+  }
+  const again = await startWalletSandbox({ auth: CC, store: { kind: 'postgres', pool: db.pool, schema: 'before_close' } });
+  await again.close(); // a second start on the updated schema changes nothing and does not fail
+  const { rows } = await db.pool.query('SELECT bet_id, closed_by FROM before_close.bets ORDER BY closed_by');
+  assert.deepEqual(new Map(rows.map((r) => [r.bet_id, r.closed_by])),
+    new Map([[cashedOut.betId, 'cashout'], [settled.betId, 'settleBet'], [open.betId, 'cashout']]));
+});
