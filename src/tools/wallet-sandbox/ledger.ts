@@ -77,6 +77,11 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   const useBonus = req.bonusFlag && !flags.ignoreBonus && (flags.bonusWinnings || !WINNINGS_TYPES.has(req.transactionType ?? ''));
   const balance = useBonus ? user.bonus : user.cash;
   const which = useBonus ? 'bonus' : 'cash';
+  // wagerline releases a bet of which nothing is accepted with refundBet, never a confirm of 0.00:
+  // that would leave the bet taken with no stake in play, a caller's bug.
+  if (req.op === 'confirm' && req.amount === 0) {
+    return errorAnswer('VALIDATION_ERROR', `confirm amount must be above 0: a bet of which nothing is accepted is released with refundBet of its reservation`);
+  }
   if (bet && bet.userId !== req.userId) return errorAnswer('USER_MISMATCH', `bet ${req.betId} belongs to another user`);
   if (req.op === 'reserve') {
     if (bet) return errorAnswer('DUPLICATE_BET', `bet ${req.betId} already has a reserve under another transactionId`);
@@ -102,7 +107,7 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
     if (bet.closedBy === 'cashout') return cashedOut(req, 'settled');
     // A bet whose whole stake came back (refunded: scratched, abandoned, cancelled) has nothing in
     // play: winnings paid on it would be money from nowhere. A client that settles it is wrong.
-    if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to settle`);
+    if (bet.refunded >= bet.confirmed) return nothingInPlay(req, bet, 'settle');
     if (flags.settleOnce && (req.amount === 0 || bet.settled > 0)) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: only one settleBet, of a winner`);
     // winnings always go to cash (spec 2.4)
     return { ...NONE, cash: req.amount, settled: req.amount, winnings: req.amount, closedBy: 'settleBet' };
@@ -142,6 +147,13 @@ function cashedOut(req: TxRequest, what: string): Answer {
   return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} was cashed out: a cash-out is final, the bet is not ${what} after it`);
 }
 
+/** Settling or cashing out a bet whose confirmed stake all came back would pay winnings from nowhere. */
+function nothingInPlay(req: TxRequest, bet: BetState, what: string): Answer {
+  // A confirm of 0.00 is refused now; a bet of an earlier sandbox's schema may still have one.
+  const why = bet.confirmed === 0 ? 'nothing of its stake was accepted' : 'its stake was refunded in full';
+  return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: ${why}, nothing is left to ${what}`);
+}
+
 /** What each credit is about, for the refusal of one without a bet taken. */
 const CREDIT_NEEDS: Record<string, string> = {
   betpartialrefund: 'no stake was taken to refund in part (a hold goes back with refundBet)',
@@ -170,7 +182,7 @@ function creditEffect(req: TxRequest, bet: BetState | undefined, useBonus: boole
     if (bet.closedBy === 'settleBet') {
       return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} was settled: a settled bet is not cashed out, settleBet paid its outcome`);
     }
-    if (bet.refunded >= bet.confirmed) return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId}: its stake was refunded in full, nothing is left to cash out`);
+    if (bet.refunded >= bet.confirmed) return nothingInPlay(req, bet, 'cash out');
     return move(useBonus, req.amount, { winnings: req.amount, closedBy: 'cashout' });
   }
   // Part of the stake goes back where the stake came from, as with refundBet.

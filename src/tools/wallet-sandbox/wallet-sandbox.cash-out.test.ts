@@ -1,7 +1,7 @@
 // The sandbox's rules on how a bet ends, over real HTTP on 127.0.0.1 with both stores: a cash-out
-// is final (nothing more is paid on the bet's outcome after it), and a settled bet is not cashed
-// out. A schema made by an earlier sandbox learns from its transactions which of its bets were
-// settled or cashed out.
+// is final (nothing more is paid on the bet's outcome after it), a settled bet is not cashed out,
+// and a confirm of nothing is refused (wagerline releases such a bet with refundBet). A schema made
+// by an earlier sandbox learns from its transactions which of its bets were settled or cashed out.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
@@ -60,6 +60,21 @@ function suite(name: string, storeFor: () => SandboxOptions['store']) {
       assert.equal((await call(sandbox, auth, 'credit', b.credit(3, 'cashout'))).json.code, 'BET_STATE_CONFLICT');
       assert.deepEqual(await sandbox.balances(b.userId), { cash: '999.00', bonus: '0.00', reserved: '0.00' });
     });
+
+    // wagerline sends refundBet of the whole reservation when nothing is accepted (docs/betting.md),
+    // never a confirm of 0.00: such a confirm would leave a bet "taken" with no stake in play.
+    test('a confirm of 0.00 is a 400 VALIDATION_ERROR (nothing accepted is released with refundBet), over HTTP and in seedBets', async () => {
+      const b = bodies();
+      await call(sandbox, auth, 'reserve', b.reserve(5));
+      const none = await call(sandbox, auth, 'confirm', b.confirm(0));
+      assert.deepEqual([none.status, none.json.code], [400, 'VALIDATION_ERROR']);
+      assert.match(none.json.message, /confirm amount must be above 0.*refundBet/);
+      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).status, 200, 'the hold is still there to release');
+      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+      const seed = { betId: randomUUID(), userId: b.userId, bonusFlag: false, reserved: '1.00', confirmed: '0.00',
+        reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() };
+      await assert.rejects(sandbox.seedBets([seed]), /VALIDATION_ERROR/);
+    });
   });
 }
 
@@ -104,4 +119,19 @@ test('a PostgreSQL schema of an earlier sandbox (bets without closed_by) is brou
   const { rows } = await db.pool.query('SELECT bet_id, closed_by FROM before_close.bets ORDER BY closed_by');
   assert.deepEqual(new Map(rows.map((r) => [r.bet_id, r.closed_by])),
     new Map([[cashedOut.betId, 'cashout'], [settled.betId, 'settleBet'], [open.betId, 'cashout']]));
+});
+
+test('a bet an earlier sandbox confirmed for 0.00 is not settled, and the refusal says nothing of its stake was accepted', async () => {
+  const b = bodies();
+  const sandbox = await startWalletSandbox({ auth: CC, store: { kind: 'postgres', pool: db.pool, schema: 'zero_confirmed' } });
+  try {
+    // The row a confirm of 0.00 left before it was refused: nothing held, nothing confirmed.
+    await db.pool.query(`INSERT INTO zero_confirmed.bets VALUES ($1, $2, false, 'confirmed', 0, 0, 0, 0, 0, NULL)`, [b.betId, b.userId]);
+    const auth = await bearer(sandbox);
+    const settle = await call(sandbox, auth, 'settleBet', b.settleBet(5));
+    assert.deepEqual([settle.status, settle.json.code], [409, 'BET_STATE_CONFLICT']);
+    assert.match(settle.json.message, /nothing of its stake was accepted, nothing is left to settle/);
+  } finally {
+    await sandbox.close();
+  }
 });
