@@ -24,6 +24,17 @@ export interface ClientRow {
   revoked_at: Date | null;
 }
 
+/**
+ * Whether PostgreSQL knows the time zone by that name (as AT TIME ZONE looks it up: regardless of
+ * case). Uploads and reports convert with it there; Node's ICU keeps aliases that tzdata retired
+ * (Canada/East-Saskatchewan), and a tenant with one of those had every upload fail.
+ */
+export async function databaseKnowsTimeZone(db: Queryable, name: string): Promise<boolean> {
+  const { rows } = await db.query<{ known: boolean }>(
+    'SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower($1)) AS known', [name]);
+  return rows[0]!.known;
+}
+
 export async function insertTenant(db: Queryable, t: { name: string; currency: string; timezone: string }): Promise<TenantRow> {
   const { rows } = await db.query<TenantRow>(
     'INSERT INTO tenants (name, currency, timezone) VALUES ($1, $2, $3) RETURNING *',

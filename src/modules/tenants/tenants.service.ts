@@ -184,6 +184,9 @@ export function createTenantService({ db }: { db: Pool }) {
       const timezone = input.timezone ?? 'Australia/Sydney';
       if (!currency) throw bad(`currency ${echo(input.currency)} is not an active ISO 4217 currency code (such as "AUD", "NZD")`);
       if (!isTimeZone(timezone)) throw bad(`timezone "${timezone}" is not an IANA time zone name`);
+      if (!(await q.databaseKnowsTimeZone(db, timezone))) {
+        throw bad(`timezone "${timezone}" is not a time zone the database knows (a name retired from the IANA database?); use its current name (e.g. "America/Regina", not "Canada/East-Saskatchewan")`);
+      }
       const row = await q.insertTenant(db, { name, currency, timezone });
       return { tenant_id: row.tenant_id, name: row.name, currency: row.currency, timezone: row.timezone };
     },
