@@ -54,6 +54,22 @@ export function connectError(error: unknown, connectTimeoutMs: number): unknown 
   return new DatabaseUnavailable(reason, timedOut, error);
 }
 
+/**
+ * A query's error when its connection was lost under it, as DatabaseUnavailable (a 503 the client
+ * may retry, as for a failed connect; not an internal error logged with a stack): the server ended
+ * the session (57P01 administrator command, 57P02 crash of another backend, class 08), or the
+ * socket closed or was reset (pg's "Connection terminated…", ECONNRESET). Undefined otherwise.
+ */
+export function connectionLost(error: unknown): DatabaseUnavailable | undefined {
+  if (error instanceof DatabaseUnavailable) return error;
+  const e = error as { code?: unknown; message?: unknown; severity?: unknown } | null;
+  if (!e || typeof e !== 'object') return undefined;
+  const code = typeof e.code === 'string' ? e.code : '';
+  const lost = code.startsWith('08') || code === '57P01' || code === '57P02' || code === 'ECONNRESET'
+    || (e.severity === undefined && typeof e.message === 'string' && e.message.startsWith('Connection terminated'));
+  return lost ? new DatabaseUnavailable(`the connection was lost: ${String(e.message ?? code)}`, false, error) : undefined;
+}
+
 /** Options of a pg.Client of ours: its connect bounded by `connectTimeoutMs`. */
 export function clientOptions(connectionString: string, applicationName: string, connectTimeoutMs: number): pg.ClientConfig {
   return { connectionString, application_name: applicationName, connectionTimeoutMillis: connectTimeoutMs };

@@ -4,7 +4,7 @@
 // never with SQL or a stack trace.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { DatabaseUnavailable } from '../db/pool.ts';
+import { connectionLost, DatabaseUnavailable } from '../db/pool.ts';
 import { AppError, describeProblems, echo, ERROR_CODES, type ErrorCode } from '../errors.ts';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -165,6 +165,8 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
 /** Maps any thrown value to an AppError; unknown errors become internal_error. */
 export function toAppError(error: unknown): AppError {
   if (error instanceof AppError) return error;
+  const lost = connectionLost(error);
+  if (lost) return lost;
   const e = error as FastifyError;
   if (e.validation) return fromValidation(e);
   const mapped = e.code ? FASTIFY_CODES[e.code] : undefined;
@@ -190,7 +192,7 @@ export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
     const problem = toAppError(error);
     // A database out of reach fails every request alike: one line each, the reason without a stack.
-    if (error instanceof DatabaseUnavailable) request.log.warn({ reason: error.reason }, 'request failed: the database cannot be reached');
+    if (problem instanceof DatabaseUnavailable) request.log.warn({ reason: problem.reason }, 'request failed: the database cannot be reached');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem);
   });

@@ -7,6 +7,7 @@
 import type { FastifyReply } from 'fastify';
 import { GraphQLError, type GraphQLFormattedError, type SourceLocation } from 'graphql';
 import type { MercuriusContext } from 'mercurius';
+import { connectionLost, DatabaseUnavailable } from '../../db/pool.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
 
 export const GRAPHQL_CODES: Partial<Record<ErrorCode, string>> = {
@@ -70,8 +71,9 @@ function fromWrapper(wrapper: NonNullable<Failure['originalError']>, reply: Fast
 }
 
 function answer(error: Failure, reply: FastifyReply | undefined, log: MercuriusContext['app']['log']): { answered: Answered[]; status?: number } {
-  const original = error.originalError;
+  const original = connectionLost(error.originalError) ?? error.originalError;
   const at = { ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}) };
+  if (original instanceof DatabaseUnavailable) log.warn({ reason: original.reason }, 'back-office request failed: the database cannot be reached');
   if (original instanceof AppError) return { answered: [{ ...fromAppError(original, reply), ...at }], ...(!error.path && { status: original.status }) };
   if (original && Array.isArray(original.errors)) return { answered: fromWrapper(original, reply), status: original.statusCode ?? 400 };
   const status = original?.statusCode;

@@ -5,6 +5,7 @@ import { isJsonText, missingOperation } from '../../http/graphql-source.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import mercurius, { type MercuriusContext } from 'mercurius';
 import { GraphQLError } from 'graphql';
+import { connectionLost, DatabaseUnavailable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
@@ -94,7 +95,8 @@ type Execution = Parameters<NonNullable<Parameters<typeof mercurius>[1]>['errorF
 function formatErrors(execution: Execution, ctx: MercuriusContext) {
   const log = ctx.reply?.log ?? ctx.app.log;
   const errors = (execution.errors ?? []).flatMap((error) => {
-    const original = error.originalError as (Error & { errors?: Error[] }) | undefined;
+    const raised = error.originalError as (Error & { errors?: Error[] }) | undefined;
+    const original: (Error & { errors?: Error[] }) | undefined = connectionLost(raised) ?? raised;
     const at = { ...(error.locations && { locations: error.locations }), ...(error.path && { path: error.path }) };
     if (original && Array.isArray(original.errors)) {
       // A limit of limits.graphql.ts keeps its own code (QUERY_TOO_COSTLY) and bounds.
@@ -103,6 +105,7 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
         return { message: e.message, extensions: { ...extensions, code: extensions?.code ?? 'GRAPHQL_VALIDATION_FAILED' } };
       });
     }
+    if (original instanceof DatabaseUnavailable) log.warn({ reason: original.reason }, 'graphql request failed: the database cannot be reached');
     if (original instanceof AppError) {
       // A frontend user refused says why (expired, unknown_kid, …: docs/frontend.md), never the token.
       const reason = typeof original.extensions.reason === 'string' ? { reason: original.extensions.reason } : {};
