@@ -27,7 +27,8 @@ export interface ClientRow {
 /**
  * Whether PostgreSQL knows the time zone by that name (as AT TIME ZONE looks it up: regardless of
  * case). Uploads and reports convert with it there; Node's ICU keeps aliases that tzdata retired
- * (Canada/East-Saskatchewan), and a tenant with one of those had every upload fail.
+ * (Canada/East-Saskatchewan), and a tenant with one of those had every upload fail. The zone
+ * files' list, not `AT TIME ZONE` (which reads an unknown name as a POSIX rule: "SystemV/AST4").
  */
 export async function databaseKnowsTimeZone(db: Queryable, name: string): Promise<boolean> {
   const { rows } = await db.query<{ known: boolean }>(
