@@ -3,27 +3,22 @@
 // removed from tzdata, such as Canada/East-Saskatchewan) was taken at create, and then every upload
 // of the tenant failed ('time zone "…" not recognized'). Such a zone is refused at create.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createSecretBox } from '../src/crypto/secret-box.ts';
 import { AppError } from '../src/errors.ts';
 import type { Services } from '../src/services.ts';
-import { testServices } from './helpers/app.ts';
-import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { servicesOnFreshDatabase } from './helpers/app.ts';
+import type { TestDatabase } from './helpers/db.ts';
 
 // Known to Node 20's ICU; absent from current tzdata (removed in 2017c), so from PostgreSQL's.
 const CANDIDATES = ['Canada/East-Saskatchewan', 'US/Pacific-New', 'SystemV/AST4'];
 
 let db: TestDatabase;
 let services: Services;
+let close: () => Promise<void>;
 before(async () => {
-  db = await freshDatabase();
-  services = testServices(db, createSecretBox(randomBytes(32)));
+  ({ db, services, close } = await servicesOnFreshDatabase());
 });
-after(async () => {
-  await services.close();
-  await db.drop();
-});
+after(() => close());
 
 async function postgresKnows(zone: string): Promise<boolean> {
   const { rows } = await db.pool.query<{ known: boolean }>('SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = $1) AS known', [zone]);

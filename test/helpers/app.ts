@@ -89,6 +89,13 @@ export async function createTestApp(env: Record<string, string> = {}, options: T
   };
 }
 
+/** The services (no HTTP) on a fresh database of their own, with a random secret key; close() ends both. */
+export async function servicesOnFreshDatabase(): Promise<{ db: TestDatabase; services: Services; close(): Promise<void> }> {
+  const db = await freshDatabase();
+  const services = testServices(db, createSecretBox(randomBytes(32)));
+  return { db, services, close: async () => { await services.close(); await db.drop(); } };
+}
+
 /** A tenant with one client; returns the client's credentials and a token for it. */
 export async function seedClient(
   ctx: TestContext,

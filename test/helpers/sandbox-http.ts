@@ -1,6 +1,9 @@
 // Small HTTP helpers for the sandbox's own tests (plain fetch: what any operator's client would do).
 import { randomUUID } from 'node:crypto';
+import { after, before, describe } from 'node:test';
+import { startWalletSandbox, type SandboxOptions } from '../../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../../src/tools/wallet-sandbox/types.ts';
+import type { TestDatabase } from './db.ts';
 
 export const TEST_CLIENT = { kind: 'client_credentials', clientId: 'op-client', clientSecret: 'op-secret' } as const;
 
@@ -45,4 +48,32 @@ export function betBodies(userId: string = randomUUID(), betId: string = randomU
     debit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
     credit: (amount: number, transactionType: string, bonusFlag = false) => ({ ...common(amount, bonusFlag), transactionType }),
   };
+}
+
+/** A running sandbox of a suite and its client's bearer headers (set once the suite's before ran). */
+export interface SandboxUnderTest {
+  sandbox: WalletSandbox;
+  auth: Record<string, string>;
+}
+
+/**
+ * Defines `tests` twice, each against a sandbox of its own store: in memory, then in PostgreSQL
+ * (schema wallet_sandbox of `db()`, a database the caller creates in a `before` of its own).
+ */
+export function describeOnEachStore(title: string, db: () => TestDatabase, tests: (s: SandboxUnderTest) => void): void {
+  const stores: Array<[string, () => SandboxOptions['store']]> = [
+    ['memory', () => ({ kind: 'memory' })],
+    ['postgres', () => ({ kind: 'postgres', pool: db().pool, schema: 'wallet_sandbox' })],
+  ];
+  for (const [name, storeFor] of stores) {
+    describe(`${title} (${name} store)`, () => {
+      const s = {} as SandboxUnderTest;
+      before(async () => {
+        s.sandbox = await startWalletSandbox({ auth: TEST_CLIENT, store: storeFor() });
+        s.auth = await bearer(s.sandbox);
+      });
+      after(() => s.sandbox.close());
+      tests(s);
+    });
+  }
 }

@@ -2,23 +2,18 @@
 // every queued race. A job left part-way stays queued at its last batch, which any process resumes
 // (docs/settlement.md), so stopping between batches loses nothing and settles nothing twice.
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { createSecretBox } from '../../crypto/secret-box.ts';
-import { testServices } from '../../../test/helpers/app.ts';
-import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
+import { servicesOnFreshDatabase } from '../../../test/helpers/app.ts';
+import type { TestDatabase } from '../../../test/helpers/db.ts';
 import type { Services } from '../../services.ts';
 
 let db: TestDatabase;
 let services: Services;
+let close: () => Promise<void>;
 before(async () => {
-  db = await freshDatabase();
-  services = testServices(db, createSecretBox(randomBytes(32)));
+  ({ db, services, close } = await servicesOnFreshDatabase());
 });
-after(async () => {
-  await services.close();
-  await db.drop();
-});
+after(() => close());
 
 const pending = async () => (await db.pool.query("SELECT count(*)::int AS n FROM settlement_jobs WHERE status = 'pending'")).rows[0].n as number;
 

@@ -4,88 +4,75 @@
 // by an earlier sandbox learns from its transactions which of its bets were settled or cashed out.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
-import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from './index.ts';
-import { bearer, betBodies as bodies, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
-
-function suite(name: string, storeFor: () => SandboxOptions['store']) {
-  describe(`wallet sandbox cash-outs and settlements (${name} store)`, () => {
-    let sandbox: WalletSandbox;
-    let auth: Record<string, string>;
-    before(async () => {
-      sandbox = await startWalletSandbox({ auth: CC, store: storeFor() });
-      auth = await bearer(sandbox);
-    });
-    after(() => sandbox.close());
-
-    // wagerline closes a cashed-out bet for good (docs/bets-admin.md): an amended result sends
-    // nothing for it, and it is never cashed out again. Each of these would pay the bet twice.
-    test('after a cash-out, settleBet, a second cash-out and a partial refund are BET_STATE_CONFLICT; its replay and an adjustment still succeed', async () => {
-      const b = bodies();
-      await call(sandbox, auth, 'reserve', b.reserve(5));
-      await call(sandbox, auth, 'confirm', b.confirm(5));
-      const cashOut = b.credit(12, 'cashout');
-      const first = await call(sandbox, auth, 'credit', cashOut);
-      assert.equal(first.status, 200);
-      const replay = await call(sandbox, auth, 'credit', cashOut);
-      assert.deepEqual([replay.status, replay.text], [200, first.text], 'the same transactionId and body is a replay, not a second cash-out');
-      const refused = [
-        ['settleBet', b.settleBet(3)], ['settleBet', b.settleBet(0)],
-        ['credit', b.credit(12, 'cashout')], ['credit', b.credit(1, 'betpartialrefund')],
-      ] as const;
-      for (const [op, body] of refused) {
-        const res = await call(sandbox, auth, op, body);
-        assert.deepEqual([res.status, res.json.code, op, body.amount], [409, 'BET_STATE_CONFLICT', op, body.amount]);
-        assert.match(res.json.message, new RegExp(`bet ${b.betId} was cashed out`));
-      }
-      assert.equal((await call(sandbox, auth, 'credit', b.credit(2, 'adjustreversetransaction'))).status, 200, 'an operator may still adjust it');
-      // −5 (the stake) +12 (the cash-out, once) +2 (the adjustment).
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1009.00', bonus: '0.00', reserved: '0.00' });
-      const effects = await sandbox.effects();
-      assert.deepEqual(refused.map(([, body]) => effects.get(body.transactionId)), [undefined, undefined, undefined, undefined]);
-      assert.equal(effects.get(cashOut.transactionId), 1);
-    });
-
-    // Only an open bet is cashed out (docs/bets-admin.md); a settled one was paid by settleBet.
-    test('a cash-out of a settled bet, a loser settled for 0.00 included, is BET_STATE_CONFLICT; an amended result still pays', async () => {
-      const b = bodies();
-      await call(sandbox, auth, 'reserve', b.reserve(5));
-      await call(sandbox, auth, 'confirm', b.confirm(5));
-      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(0))).status, 200);
-      const late = await call(sandbox, auth, 'credit', b.credit(3, 'cashout'));
-      assert.deepEqual([late.status, late.json.code], [409, 'BET_STATE_CONFLICT']);
-      assert.match(late.json.message, /was settled: a settled bet is not cashed out/);
-      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(4))).status, 200, 'a re-settlement pays the difference');
-      assert.equal((await call(sandbox, auth, 'credit', b.credit(3, 'cashout'))).json.code, 'BET_STATE_CONFLICT');
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '999.00', bonus: '0.00', reserved: '0.00' });
-    });
-
-    // wagerline sends refundBet of the whole reservation when nothing is accepted (docs/betting.md),
-    // never a confirm of 0.00: such a confirm would leave a bet "taken" with no stake in play.
-    test('a confirm of 0.00 is a 400 VALIDATION_ERROR (nothing accepted is released with refundBet), over HTTP and in seedBets', async () => {
-      const b = bodies();
-      await call(sandbox, auth, 'reserve', b.reserve(5));
-      const none = await call(sandbox, auth, 'confirm', b.confirm(0));
-      assert.deepEqual([none.status, none.json.code], [400, 'VALIDATION_ERROR']);
-      assert.match(none.json.message, /confirm amount must be above 0.*refundBet/);
-      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).status, 200, 'the hold is still there to release');
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
-      const seed = { betId: randomUUID(), userId: b.userId, bonusFlag: false, reserved: '1.00', confirmed: '0.00',
-        reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() };
-      await assert.rejects(sandbox.seedBets([seed]), /VALIDATION_ERROR/);
-    });
-  });
-}
-
-suite('memory', () => ({ kind: 'memory' }));
+import { startWalletSandbox } from './index.ts';
+import { bearer, betBodies as bodies, call, describeOnEachStore, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
 
 let db: TestDatabase;
 before(async () => {
   db = await freshDatabase({ empty: true });
 });
 after(() => db.drop());
-suite('postgres', () => ({ kind: 'postgres', pool: db.pool, schema: 'wallet_sandbox' }));
+
+describeOnEachStore('wallet sandbox cash-outs and settlements', () => db, (s) => {
+  // wagerline closes a cashed-out bet for good (docs/bets-admin.md): an amended result sends
+  // nothing for it, and it is never cashed out again. Each of these would pay the bet twice.
+  test('after a cash-out, settleBet, a second cash-out and a partial refund are BET_STATE_CONFLICT; its replay and an adjustment still succeed', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    const cashOut = b.credit(12, 'cashout');
+    const first = await call(s.sandbox, s.auth, 'credit', cashOut);
+    assert.equal(first.status, 200);
+    const replay = await call(s.sandbox, s.auth, 'credit', cashOut);
+    assert.deepEqual([replay.status, replay.text], [200, first.text], 'the same transactionId and body is a replay, not a second cash-out');
+    const refused = [
+      ['settleBet', b.settleBet(3)], ['settleBet', b.settleBet(0)],
+      ['credit', b.credit(12, 'cashout')], ['credit', b.credit(1, 'betpartialrefund')],
+    ] as const;
+    for (const [op, body] of refused) {
+      const res = await call(s.sandbox, s.auth, op, body);
+      assert.deepEqual([res.status, res.json.code, op, body.amount], [409, 'BET_STATE_CONFLICT', op, body.amount]);
+      assert.match(res.json.message, new RegExp(`bet ${b.betId} was cashed out`));
+    }
+    assert.equal((await call(s.sandbox, s.auth, 'credit', b.credit(2, 'adjustreversetransaction'))).status, 200, 'an operator may still adjust it');
+    // −5 (the stake) +12 (the cash-out, once) +2 (the adjustment).
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '1009.00', bonus: '0.00', reserved: '0.00' });
+    const effects = await s.sandbox.effects();
+    assert.deepEqual(refused.map(([, body]) => effects.get(body.transactionId)), [undefined, undefined, undefined, undefined]);
+    assert.equal(effects.get(cashOut.transactionId), 1);
+  });
+
+  // Only an open bet is cashed out (docs/bets-admin.md); a settled one was paid by settleBet.
+  test('a cash-out of a settled bet, a loser settled for 0.00 included, is BET_STATE_CONFLICT; an amended result still pays', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    assert.equal((await call(s.sandbox, s.auth, 'settleBet', b.settleBet(0))).status, 200);
+    const late = await call(s.sandbox, s.auth, 'credit', b.credit(3, 'cashout'));
+    assert.deepEqual([late.status, late.json.code], [409, 'BET_STATE_CONFLICT']);
+    assert.match(late.json.message, /was settled: a settled bet is not cashed out/);
+    assert.equal((await call(s.sandbox, s.auth, 'settleBet', b.settleBet(4))).status, 200, 'a re-settlement pays the difference');
+    assert.equal((await call(s.sandbox, s.auth, 'credit', b.credit(3, 'cashout'))).json.code, 'BET_STATE_CONFLICT');
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '999.00', bonus: '0.00', reserved: '0.00' });
+  });
+
+  // wagerline sends refundBet of the whole reservation when nothing is accepted (docs/betting.md),
+  // never a confirm of 0.00: such a confirm would leave a bet "taken" with no stake in play.
+  test('a confirm of 0.00 is a 400 VALIDATION_ERROR (nothing accepted is released with refundBet), over HTTP and in seedBets', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    const none = await call(s.sandbox, s.auth, 'confirm', b.confirm(0));
+    assert.deepEqual([none.status, none.json.code], [400, 'VALIDATION_ERROR']);
+    assert.match(none.json.message, /confirm amount must be above 0.*refundBet/);
+    assert.equal((await call(s.sandbox, s.auth, 'refundBet', b.refundBet(5))).status, 200, 'the hold is still there to release');
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+    const seed = { betId: randomUUID(), userId: b.userId, bonusFlag: false, reserved: '1.00', confirmed: '0.00',
+      reserveTransactionId: randomUUID(), confirmTransactionId: randomUUID() };
+    await assert.rejects(s.sandbox.seedBets([seed]), /VALIDATION_ERROR/);
+  });
+});
 
 test('a PostgreSQL schema of an earlier sandbox (bets without closed_by) is brought up to date from its transactions', async () => {
   const cashedOut = bodies();

@@ -2,97 +2,84 @@
 // a debit takes back no more than the bet won; a stake comes back (refundBet) only once the
 // winnings paid on it are taken back, and a partial refund goes where the stake came from.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';
-import { startWalletSandbox, type SandboxOptions, type WalletSandbox } from './index.ts';
-import { bearer, betBodies as bodies, call, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
-
-function suite(name: string, storeFor: () => SandboxOptions['store']) {
-  describe(`wallet sandbox winnings and stakes (${name} store)`, () => {
-    let sandbox: WalletSandbox;
-    let auth: Record<string, string>;
-    before(async () => {
-      sandbox = await startWalletSandbox({ auth: CC, store: storeFor() });
-      auth = await bearer(sandbox);
-    });
-    after(() => sandbox.close());
-
-    // Both debit codes reverse winnings of the bet (spec 2.4): what was paid on it — settleBet and a
-    // cash-out — less what was already taken back. More would take the user's own money.
-    test('a debit takes back at most the winnings paid on the bet and not yet taken back: DEBIT_EXCEEDS_WINNINGS', async () => {
-      const b = bodies();
-      await call(sandbox, auth, 'reserve', b.reserve(5));
-      await call(sandbox, auth, 'confirm', b.confirm(5));
-      const none = await call(sandbox, auth, 'debit', b.debit(0.01, 'deductbetwin'));
-      assert.deepEqual([none.status, none.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS'], 'a bet not yet settled was paid nothing');
-      await call(sandbox, auth, 'settleBet', b.settleBet(12));
-      assert.equal((await call(sandbox, auth, 'debit', b.debit(4, 'deductbetwin'))).status, 200);
-      const over = await call(sandbox, auth, 'debit', b.debit(8.01, 'betwincancelled'));
-      assert.deepEqual([over.status, over.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS']);
-      assert.match(over.json.message, /8\.01 is more than the 8\.00 of winnings/);
-      assert.equal((await call(sandbox, auth, 'settleBet', b.settleBet(3))).status, 200, 'a re-settlement pays the difference');
-      assert.equal((await call(sandbox, auth, 'debit', b.debit(11, 'betwincancelled'))).status, 200);
-      assert.equal((await call(sandbox, auth, 'debit', b.debit(0.01, 'betwincancelled'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
-      const cashedOut = bodies(b.userId);
-      await call(sandbox, auth, 'reserve', cashedOut.reserve(2));
-      await call(sandbox, auth, 'confirm', cashedOut.confirm(2));
-      await call(sandbox, auth, 'credit', cashedOut.credit(3, 'cashout'));
-      assert.equal((await call(sandbox, auth, 'debit', cashedOut.debit(3.01, 'deductbetwin'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
-      assert.equal((await call(sandbox, auth, 'debit', cashedOut.debit(3, 'deductbetwin'))).status, 200, 'a cash-out is winnings paid');
-      // −5 −2 (stakes) +12 +3 +3 (winnings, cash-out) −4 −11 −3 (taken back).
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '993.00', bonus: '0.00', reserved: '0.00' });
-    });
-
-    // A winner refunded with its winnings still paid would have both: its stake back and the
-    // winnings of a bet that no longer stands. wagerline takes them back (debit) first.
-    test('refundBet of a confirmed bet whose winnings are paid and not taken back is BET_STATE_CONFLICT', async () => {
-      const b = bodies();
-      await call(sandbox, auth, 'reserve', b.reserve(5));
-      await call(sandbox, auth, 'confirm', b.confirm(5));
-      await call(sandbox, auth, 'settleBet', b.settleBet(12));
-      const early = await call(sandbox, auth, 'refundBet', b.refundBet(5));
-      assert.deepEqual([early.status, early.json.code], [409, 'BET_STATE_CONFLICT']);
-      assert.match(early.json.message, /12\.00 of winnings paid and not taken back/);
-      assert.equal((await call(sandbox, auth, 'debit', b.debit(10, 'betwincancelled'))).status, 200);
-      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).json.code, 'BET_STATE_CONFLICT', '2.00 still paid');
-      assert.equal((await call(sandbox, auth, 'debit', b.debit(2, 'betwincancelled'))).status, 200);
-      assert.equal((await call(sandbox, auth, 'refundBet', b.refundBet(5))).status, 200);
-      // A loser (settled for 0.00) has nothing to take back: its stake may come back at once.
-      const loser = bodies(b.userId);
-      await call(sandbox, auth, 'reserve', loser.reserve(3));
-      await call(sandbox, auth, 'confirm', loser.confirm(3));
-      await call(sandbox, auth, 'settleBet', loser.settleBet(0));
-      assert.equal((await call(sandbox, auth, 'refundBet', loser.refundBet(3))).status, 200);
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
-    });
-
-    // A partial refund returns part of the stake, as refundBet does: to the balance the stake came
-    // from. With another bonusFlag a bonus stake would come back as cash (or a cash one as bonus).
-    test('credit betpartialrefund with a bonusFlag other than the reserve\'s is BONUS_FLAG_MISMATCH', async () => {
-      const b = bodies();
-      await sandbox.seedUser(b.userId, { cash: '100.00', bonus: '20.00' });
-      await call(sandbox, auth, 'reserve', b.reserve(10, true));
-      await call(sandbox, auth, 'confirm', b.confirm(10, true));
-      const asCash = await call(sandbox, auth, 'credit', b.credit(4, 'betpartialrefund', false));
-      assert.deepEqual([asCash.status, asCash.json.code], [400, 'BONUS_FLAG_MISMATCH']);
-      assert.equal((await call(sandbox, auth, 'credit', b.credit(4, 'betpartialrefund', true))).status, 200);
-      const cashBet = bodies(b.userId);
-      await call(sandbox, auth, 'reserve', cashBet.reserve(10));
-      await call(sandbox, auth, 'confirm', cashBet.confirm(10));
-      assert.equal((await call(sandbox, auth, 'credit', cashBet.credit(4, 'betpartialrefund', true))).json.code, 'BONUS_FLAG_MISMATCH');
-      assert.deepEqual(await sandbox.balances(b.userId), { cash: '90.00', bonus: '14.00', reserved: '0.00' });
-    });
-  });
-}
-
-suite('memory', () => ({ kind: 'memory' }));
+import { startWalletSandbox } from './index.ts';
+import { bearer, betBodies as bodies, call, describeOnEachStore, TEST_CLIENT as CC } from '../../../test/helpers/sandbox-http.ts';
 
 let db: TestDatabase;
 before(async () => {
   db = await freshDatabase({ empty: true });
 });
 after(() => db.drop());
-suite('postgres', () => ({ kind: 'postgres', pool: db.pool, schema: 'wallet_sandbox' }));
+
+describeOnEachStore('wallet sandbox winnings and stakes', () => db, (s) => {
+  // Both debit codes reverse winnings of the bet (spec 2.4): what was paid on it — settleBet and a
+  // cash-out — less what was already taken back. More would take the user's own money.
+  test('a debit takes back at most the winnings paid on the bet and not yet taken back: DEBIT_EXCEEDS_WINNINGS', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    const none = await call(s.sandbox, s.auth, 'debit', b.debit(0.01, 'deductbetwin'));
+    assert.deepEqual([none.status, none.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS'], 'a bet not yet settled was paid nothing');
+    await call(s.sandbox, s.auth, 'settleBet', b.settleBet(12));
+    assert.equal((await call(s.sandbox, s.auth, 'debit', b.debit(4, 'deductbetwin'))).status, 200);
+    const over = await call(s.sandbox, s.auth, 'debit', b.debit(8.01, 'betwincancelled'));
+    assert.deepEqual([over.status, over.json.code], [400, 'DEBIT_EXCEEDS_WINNINGS']);
+    assert.match(over.json.message, /8\.01 is more than the 8\.00 of winnings/);
+    assert.equal((await call(s.sandbox, s.auth, 'settleBet', b.settleBet(3))).status, 200, 'a re-settlement pays the difference');
+    assert.equal((await call(s.sandbox, s.auth, 'debit', b.debit(11, 'betwincancelled'))).status, 200);
+    assert.equal((await call(s.sandbox, s.auth, 'debit', b.debit(0.01, 'betwincancelled'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
+    const cashedOut = bodies(b.userId);
+    await call(s.sandbox, s.auth, 'reserve', cashedOut.reserve(2));
+    await call(s.sandbox, s.auth, 'confirm', cashedOut.confirm(2));
+    await call(s.sandbox, s.auth, 'credit', cashedOut.credit(3, 'cashout'));
+    assert.equal((await call(s.sandbox, s.auth, 'debit', cashedOut.debit(3.01, 'deductbetwin'))).json.code, 'DEBIT_EXCEEDS_WINNINGS');
+    assert.equal((await call(s.sandbox, s.auth, 'debit', cashedOut.debit(3, 'deductbetwin'))).status, 200, 'a cash-out is winnings paid');
+    // −5 −2 (stakes) +12 +3 +3 (winnings, cash-out) −4 −11 −3 (taken back).
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '993.00', bonus: '0.00', reserved: '0.00' });
+  });
+
+  // A winner refunded with its winnings still paid would have both: its stake back and the
+  // winnings of a bet that no longer stands. wagerline takes them back (debit) first.
+  test('refundBet of a confirmed bet whose winnings are paid and not taken back is BET_STATE_CONFLICT', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    await call(s.sandbox, s.auth, 'settleBet', b.settleBet(12));
+    const early = await call(s.sandbox, s.auth, 'refundBet', b.refundBet(5));
+    assert.deepEqual([early.status, early.json.code], [409, 'BET_STATE_CONFLICT']);
+    assert.match(early.json.message, /12\.00 of winnings paid and not taken back/);
+    assert.equal((await call(s.sandbox, s.auth, 'debit', b.debit(10, 'betwincancelled'))).status, 200);
+    assert.equal((await call(s.sandbox, s.auth, 'refundBet', b.refundBet(5))).json.code, 'BET_STATE_CONFLICT', '2.00 still paid');
+    assert.equal((await call(s.sandbox, s.auth, 'debit', b.debit(2, 'betwincancelled'))).status, 200);
+    assert.equal((await call(s.sandbox, s.auth, 'refundBet', b.refundBet(5))).status, 200);
+    // A loser (settled for 0.00) has nothing to take back: its stake may come back at once.
+    const loser = bodies(b.userId);
+    await call(s.sandbox, s.auth, 'reserve', loser.reserve(3));
+    await call(s.sandbox, s.auth, 'confirm', loser.confirm(3));
+    await call(s.sandbox, s.auth, 'settleBet', loser.settleBet(0));
+    assert.equal((await call(s.sandbox, s.auth, 'refundBet', loser.refundBet(3))).status, 200);
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '1000.00', bonus: '0.00', reserved: '0.00' });
+  });
+
+  // A partial refund returns part of the stake, as refundBet does: to the balance the stake came
+  // from. With another bonusFlag a bonus stake would come back as cash (or a cash one as bonus).
+  test('credit betpartialrefund with a bonusFlag other than the reserve\'s is BONUS_FLAG_MISMATCH', async () => {
+    const b = bodies();
+    await s.sandbox.seedUser(b.userId, { cash: '100.00', bonus: '20.00' });
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(10, true));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(10, true));
+    const asCash = await call(s.sandbox, s.auth, 'credit', b.credit(4, 'betpartialrefund', false));
+    assert.deepEqual([asCash.status, asCash.json.code], [400, 'BONUS_FLAG_MISMATCH']);
+    assert.equal((await call(s.sandbox, s.auth, 'credit', b.credit(4, 'betpartialrefund', true))).status, 200);
+    const cashBet = bodies(b.userId);
+    await call(s.sandbox, s.auth, 'reserve', cashBet.reserve(10));
+    await call(s.sandbox, s.auth, 'confirm', cashBet.confirm(10));
+    assert.equal((await call(s.sandbox, s.auth, 'credit', cashBet.credit(4, 'betpartialrefund', true))).json.code, 'BONUS_FLAG_MISMATCH');
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '90.00', bonus: '14.00', reserved: '0.00' });
+  });
+});
 
 test('a PostgreSQL schema of an earlier sandbox (bets without winnings) is brought up to date: its settled bets can be debited', async () => {
   const b = bodies();
