@@ -2,7 +2,9 @@
 // its wallet worker), the reference wallet sandbox in a process of its own, WIN bets placed through
 // POST /graphql with RS256 user tokens, at 0 ms and 20 ms wallet latency and concurrency 1 and 16.
 // A placement is counted when its answer is back (the reserve asked, the confirm queued); the
-// confirms' delivery is reported apart. Each row also reports the CPU a placement cost each process
+// confirms' delivery is reported apart, and `confirmed_per_s` (placements ÷ the time until the last
+// confirm was delivered) is the rate sustained with the wallet's work included: a burst can be
+// answered faster than its confirms are sent, a steady load cannot. Each row also reports the CPU a placement cost each process
 // (/proc, as bench:placement-floor measures it, so the two compare): `serve`, the sandbox,
 // PostgreSQL's backends of the scratch database and its background processes apart, and this load
 // generator; and the share of both cores busy (/proc/stat), whatever process used them. CPU is
@@ -38,6 +40,8 @@ const PLACE = 'mutation P($input: PlaceBetInput!) { placeBet(input: $input) { id
 
 interface Run {
   latency_ms: number; concurrency: number; placements_per_s: number; p50_ms: number; p99_ms: number; delivered_after_s: number;
+  /** Placements ÷ the time until the last confirm was delivered: the rate the service sustains, wallet calls included. */
+  confirmed_per_s: number;
   /** CPU per placement, until the last confirm delivered: serve, the sandbox, the scratch database's backends, PostgreSQL's background processes, this load generator. */
   cpu_ms_per_placement: { serve: number; sandbox: number; postgres: number; postgres_bg: number; load_generator: number; total: number };
   /** Share of both cores busy over the same span, whatever process used them (/proc/stat). */
@@ -131,7 +135,8 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
-    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1), taken_together: together,
+    p99_ms: round(percentile(latencies, 99), 1), delivered_after_s: round(delivered, 1), confirmed_per_s: Math.round(PLACEMENTS / delivered),
+    taken_together: together,
     cpu_ms_per_placement: cpu, cores_busy: busy };
 }
 
@@ -154,7 +159,7 @@ async function main(): Promise<void> {
         const r = await run(env, latency, concurrency, tokens, db);
         const c = r.cpu_ms_per_placement;
         process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, `
-          + `confirms delivered after ${r.delivered_after_s} s; CPU ms/placement: serve ${c.serve}, sandbox ${c.sandbox}, PostgreSQL ${c.postgres} `
+          + `confirms delivered after ${r.delivered_after_s} s (${r.confirmed_per_s} confirmed/s); CPU ms/placement: serve ${c.serve}, sandbox ${c.sandbox}, PostgreSQL ${c.postgres} `
           + `(background ${c.postgres_bg}), load generator ${c.load_generator}, total ${c.total}; cores ${Math.round(r.cores_busy * 100)}% busy; `
           + `${Math.round(r.taken_together * 100)}% of the bets taken together with others\n`);
         results.push(r);
