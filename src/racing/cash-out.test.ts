@@ -5,8 +5,9 @@ import { cashOutLimit } from './cash-out.ts';
 import type { RaceFacts, Scratching, SettleBet } from './settle.ts';
 
 const placed = new Date('2026-11-21T10:00:00Z');
-const open = (scratched: Array<[number, Scratching]> = []): RaceFacts => ({ status: 'open', placings: null, dividends: {}, placesPaid: 3, scratched: new Map(scratched) });
-const final = (placings: number[][], scratched: Array<[number, Scratching]> = []): RaceFacts => ({ ...open(scratched), status: 'final', placings });
+const open = (scratched: Array<[number, Scratching]> = []): RaceFacts =>
+  ({ status: 'open', placings: null, dividends: {}, placesPaid: 3, scratched: new Map(scratched), resultedAt: null, amended: false, abandonedAt: null });
+const final = (placings: number[][], scratched: Array<[number, Scratching]> = []): RaceFacts => ({ ...open(scratched), status: 'final', placings, resultedAt: placed });
 const late = (winDeduction: string): Scratching => ({ at: new Date(placed.getTime() + 60_000), winDeduction, placeDeduction: null });
 const bet = (kind: 'WIN' | 'MULTI', legs: Array<[number, string, RaceFacts]>, bonus = false): SettleBet => ({
   kind, boxed: false, bonus, acceptedCents: 1000n, combinations: 1, percentage: null,

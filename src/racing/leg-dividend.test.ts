@@ -7,7 +7,7 @@ import type { RaceFacts, Scratching } from './settle-facts.ts';
 const PLACED = new Date('2024-05-01T02:00:00Z');
 
 function race(placings: number[][] | null, over: Partial<RaceFacts> = {}): RaceFacts {
-  return { status: placings ? 'final' : 'closed', placings, dividends: {}, placesPaid: 3, scratched: new Map(), ...over };
+  return { status: placings ? 'final' : 'closed', placings, dividends: {}, placesPaid: 3, scratched: new Map(), resultedAt: placings ? PLACED : null, amended: false, abandonedAt: null, ...over };
 }
 
 /** A bet whose legs were all struck at PLACED. */

@@ -19,6 +19,12 @@ export interface RaceFacts {
   /** Places paid for this field (racing/results.ts placesPaid). */
   placesPaid: number;
   scratched: ReadonlyMap<number, Scratching>;
+  /** When the final result in force was recorded; null until the race is final. */
+  resultedAt: Date | null;
+  /** That result replaced an earlier final one (an amendment). */
+  amended: boolean;
+  /** When the race was abandoned; null unless it is. */
+  abandonedAt: Date | null;
 }
 
 export interface SettleLeg {

@@ -9,6 +9,8 @@ import type { RaceFacts, Scratching, SettleBet, Verdict } from '../../src/racing
 export const BEFORE = new Date('2024-05-01T02:00:00Z');
 export const PLACED = new Date('2024-05-01T03:00:00Z');
 export const AFTER = new Date('2024-05-01T03:30:00Z');
+/** When a final race was resulted, or an abandoned one abandoned, unless told otherwise: after the bet and AFTER. */
+export const RESULTED = new Date('2024-05-01T05:00:00Z');
 
 /** A scratching at `at` with the deductions in percent (decimal text), none by default. */
 export function scratching(at: Date, winDeduction: string | null = null, placeDeduction: string | null = null): Scratching {
@@ -21,6 +23,9 @@ export interface RaceInput {
   dividends?: Dividends;
   placesPaid?: number;
   scratched?: Record<number, Scratching>;
+  resultedAt?: Date;
+  amended?: boolean;
+  abandonedAt?: Date;
 }
 
 export function race(input: RaceInput = {}): RaceFacts {
@@ -31,6 +36,9 @@ export function race(input: RaceInput = {}): RaceFacts {
     dividends: input.dividends ?? {},
     placesPaid: input.placesPaid ?? 3,
     scratched: new Map(Object.entries(input.scratched ?? {}).map(([runner, s]) => [Number(runner), s])),
+    resultedAt: status === 'final' ? input.resultedAt ?? RESULTED : null,
+    amended: status === 'final' && input.amended === true,
+    abandonedAt: status === 'abandoned' ? input.abandonedAt ?? RESULTED : null,
   };
 }
 

@@ -1,5 +1,6 @@
 // SQL of race results (race_results) and of the facts settlement reads about races: status,
-// current final result, scratchings with their deductions, starters and the places-paid terms.
+// current final result (with when it was recorded), scratchings with their deductions, starters and the
+// places-paid terms.
 import type { Queryable } from '../../db/pool.ts';
 
 export interface ResultRow {
@@ -54,13 +55,18 @@ export interface FactsRow {
   terms: Array<{ min_starters: number; places: number }>;
   /** Fixed by the race's first result (interim or final); null while it has none. */
   places_paid: number | null;
+  /** The current final result's recording time, and whether an earlier final result preceded it. */
+  recorded_at: Date | null;
+  amended: boolean | null;
+  /** When the race last changed status (an abandoned race: when it was abandoned). */
+  status_changed_at: Date | null;
 }
 
 /** The facts of each race named (one statement whatever the number of races). */
 export async function raceFacts(db: Queryable, races: Array<{ meetingId: number | string; raceNumber: number }>): Promise<FactsRow[]> {
   const { rows } = await db.query<FactsRow>({
     name: 'catalogue_race_facts',
-    text: `SELECT r.meeting_id, r.race_number, r.status, res.placings, res.dividends,
+    text: `SELECT r.meeting_id, r.race_number, r.status, r.status_changed_at, res.placings, res.dividends, res.recorded_at, res.amended,
              (SELECT places_paid FROM race_results y WHERE y.meeting_id = r.meeting_id AND y.race_number = r.race_number
                ORDER BY version LIMIT 1) AS places_paid,
              (SELECT count(*)::int FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND NOT u.scratched) AS starters,
@@ -68,7 +74,10 @@ export async function raceFacts(db: Queryable, races: Array<{ meetingId: number 
                 FROM runners u WHERE u.meeting_id = r.meeting_id AND u.race_number = r.race_number AND u.scratched) AS scratched,
              coalesce((SELECT terms FROM place_terms WHERE jurisdiction = m.jurisdiction), (SELECT terms FROM place_terms WHERE jurisdiction = '*'), '[]') AS terms
            FROM race_starts r JOIN meetings m ON m.meeting_id = r.meeting_id
-           LEFT JOIN LATERAL (SELECT placings, dividends FROM race_results x
+           LEFT JOIN LATERAL (SELECT placings, dividends, recorded_at,
+                                     EXISTS (SELECT 1 FROM race_results z WHERE z.meeting_id = x.meeting_id AND z.race_number = x.race_number
+                                                AND z.final AND z.version < x.version) AS amended
+                                FROM race_results x
                                WHERE x.meeting_id = r.meeting_id AND x.race_number = r.race_number AND x.final
                                ORDER BY version DESC LIMIT 1) res ON true
            WHERE (r.meeting_id, r.race_number) IN (SELECT * FROM unnest($1::bigint[], $2::int[]))`,

@@ -127,6 +127,9 @@ function factsOf(row: q.FactsRow): RaceFacts {
     dividends: final ? (row.dividends as Dividends) : {},
     placesPaid: row.places_paid ?? placesPaid(row.starters, terms),
     scratched,
+    resultedAt: final ? row.recorded_at : null,
+    amended: final && row.amended === true,
+    abandonedAt: row.status === 'abandoned' ? row.status_changed_at : null,
   };
 }
 
