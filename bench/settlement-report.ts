@@ -98,7 +98,7 @@ export async function planAlone(pool: Pool, services: Services, race: BenchRace)
       const cpu = process.cpuUsage();
       let calls = 0;
       for (const bet of bets) {
-        const plan = planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now, 'result');
+        const plan = planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now);
         calls += plan.moves.map((m) => callOf(bet, m)).length;
         JSON.stringify(plan.change?.detail); // as applyChanges sends it
       }

@@ -6,6 +6,7 @@ import { canMove, type BetStatus } from '../../racing/bet-lifecycle.ts';
 import type { BetKind } from '../../racing/bet-kinds.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';
 import { MissingDividendError, settle, type RaceFacts, type SettleBet, type Verdict } from '../../racing/settle.ts';
+import { settlementCause } from '../../racing/settle-cause.ts';
 import { raceKey } from '../../racing/results.ts';
 import { MAX_PAYOUT_CENTS } from '../../racing/stakes.ts';
 import { struckAt, type BetRow, type LegRow } from './betting.queries.ts';
@@ -50,14 +51,17 @@ export function settleBetOf(bet: BetRow, legs: LegRow[], facts: Map<string, Race
   };
 }
 
-const verdictOf = (bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>): Verdict => settle(settleBetOf(bet, legs, facts));
-
-/** What settling `bet` now changes; nothing for a bet in a final state or already owed nothing more. */
-export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>, now: Date, cause: string): Plan {
+/**
+ * What settling `bet` now changes; nothing for a bet in a final state or already owed nothing more.
+ * Its history names what decided the verdict (racing/settle-cause.ts), not the race change whose
+ * settlement happens to run: that one may have been queued before the facts it now reads.
+ */
+export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, RaceFacts>, now: Date): Plan {
   if (bet.status !== 'accepted' && bet.status !== 'partially_accepted' && bet.status !== 'settled') return { moves: [] };
   let verdict: Verdict;
+  const settling = settleBetOf(bet, legs, facts);
   try {
-    verdict = verdictOf(bet, legs, facts);
+    verdict = settle(settling);
   } catch (error) {
     if (error instanceof MissingDividendError) return { moves: [], problem: error.message };
     throw error;
@@ -70,6 +74,7 @@ export function planSettlement(bet: BetRow, legs: LegRow[], facts: Map<string, R
       + '$1,000,000,000,000 or more, beyond what can be stored or paid: check the dividends' };
   }
   const ledger = ledgerOf(bet);
+  const cause = settlementCause(settling, verdict);
   if (verdict.state === 'refund') {
     if (!canMove(bet.status, 'refunded')) return { moves: [] };
     const moves = movesToRefund(ledger, centsOf(bet.accepted_stake));

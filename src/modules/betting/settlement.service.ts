@@ -112,7 +112,7 @@ export function createSettlementService(deps: SettlementDeps) {
       const legs = await sq.legsOfKeys(tx, bets);
       const facts = await factsFor(tx, legs);
       const now = clock();
-      const plans: Array<[BetRow, Plan]> = bets.map((bet) => [bet, planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now, job.cause)]);
+      const plans: Array<[BetRow, Plan]> = bets.map((bet) => [bet, planSettlement(bet, legs.get(`${bet.tenant_id}:${bet.bet_id}`) ?? [], facts, now)]);
       const calls = plans.flatMap(([bet, plan]) => plan.moves.map((m) => callOf(bet, m)));
       await queueCalls(deps.wallet, tx, calls);
       const changes = plans.flatMap(([, plan]) => (plan.change ? [plan.change] : []));
