@@ -81,3 +81,20 @@ test('catalog sample --date today leaves open races starting later today', async
     assert.ok(race.runners.some((r: { win: string | null }) => r.win !== null));
   }
 });
+
+test('a closed race keeps its prices: race price and an import changing one are refused, the same prices pass', async () => {
+  // Race 1 of 900001 was priced at 3.40 / 1.50 by `race price`, then closed (above); the example file says 3.50.
+  assert.equal((await ok(['race', 'show', '900001', '1'])).status, 'closed');
+  await refused(['race', 'price', '900001', '1', '1', '--win', '3.6'], /^wagerline: race 1 of meeting 900001 is closed: prices change only while it is open or suspended/);
+  const history = async () => (await db.pool.query('SELECT count(*)::int AS n FROM runner_price_history WHERE meeting_id = 900001')).rows[0].n;
+  const before = await history();
+  await refused(['catalog', 'import', path.join(examples, 'racing-day.json')],
+    /^wagerline: nothing imported: the file changes the prices of runner 1 in race 1 of meeting 900001 \(closed\);/);
+  assert.equal(await history(), before, 'nothing of the file written');
+  const race = await ok(['race', 'show', '900001', '1']);
+  const same = path.join(dir, 'same-prices.json');
+  writeFileSync(same, JSON.stringify({ meeting_id: 900001, date: race.date, venue: race.meeting_name, jurisdiction: race.jurisdiction, code: race.code,
+    races: [{ race_number: 1, start_time: race.start_time, runners: race.runners.map((r: { number: number; name: string; win: string | null; place: string | null }) =>
+      ({ number: r.number, name: r.name, win: r.win, place: r.place })) }] }));
+  assert.equal((await ok(['catalog', 'import', same])).price_changes, 0);
+});

@@ -77,6 +77,7 @@ export function registerCatalogCommands(program: Command): void {
     .description('Import meetings with races, runners, prices and pools from a .json file (a superset of examples/meetings.json). ' +
       'The whole file is checked first; nothing is written when any of it is wrong. ' +
       'A runner it scratches is scratched as by race scratch: its bets are refunded now. ' +
+      'A price it changes on a race past suspended refuses the whole file (the same prices again pass). ' +
       'Prints {"imported", "races", "runners", "price_changes", "pools", "settlement"}')
     .argument('<file>', 'catalogue file, .json')
     .addHelpText('after', example('wagerline catalog import examples/racing-day.json'))
@@ -96,7 +97,7 @@ export function registerCatalogCommands(program: Command): void {
   const race = program.command('race').description('Change or show one race of the catalogue');
   race
     .command('price')
-    .description('Set a runner\'s fixed-odds prices (1.01 to 10000, at most 2 decimals); every change is kept with its time. ' +
+    .description('Set a runner\'s fixed-odds prices (1.01 to 10000, at most 2 decimals) while its race is open or suspended; every change is kept with its time. ' +
       'Prints {"meeting_id", "race_number", "runner", "changed"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)

@@ -1,11 +1,13 @@
 // Writing a checked catalogue file (docs/catalogue.md, The file): meetings, races, runners and
 // pools in the import's transaction. A scratching in the file is a scratching like `race scratch`:
-// taken only while its race takes scratchings, and a first one queues the race's settlement.
+// taken only while its race takes scratchings, and a first one queues the race's settlement; a
+// price is a price like `race price`: changed only while its race trades.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
-import { acceptsPrices, acceptsScratchings, type RaceStatus } from '../../racing/race-status.ts';
+import { acceptsPrices, acceptsScratchings, RACE_STATUSES, type RaceStatus } from '../../racing/race-status.ts';
 import { SHARED_LAST_RACE, type CatalogMeeting } from './catalog-import.ts';
 import * as q from './catalogue.queries.ts';
+import { repricedRaces, type Repricing } from './price-checks.queries.ts';
 import * as rq from './races.queries.ts';
 
 export interface ImportResult { imported: number; races: number; runners: number; price_changes: number; pools: number }
@@ -32,6 +34,9 @@ export interface WriteHooks {
   poolsInPlay: PoolsInPlay;
 }
 
+/** The statuses a race's prices may change in (open, suspended): after, they are the record of what was offered. */
+const TRADING = RACE_STATUSES.filter(acceptsPrices);
+
 export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], { clock, changed, productsInPlay, poolsInPlay }: WriteHooks): Promise<ImportResult> {
   await q.upsertMeetings(tx, [...meetings].sort((a, b) => a.meeting_id - b.meeting_id));
   const races = meetings.flatMap((m) => m.races.map((r) => ({ meeting_id: m.meeting_id, race_number: r.race_number, start_time: r.start_time, products: r.products ?? null })));
@@ -52,7 +57,8 @@ export async function writeMeetings(tx: Queryable, meetings: CatalogMeeting[], {
     win: x.win ?? null, win_given: x.win !== undefined, place: x.place ?? null, place_given: x.place !== undefined,
   }))));
   const scratchings = await rq.scratchingChanges(tx, runners);
-  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), productChanges);
+  const repriced = await repricedRaces(tx, runners, TRADING);
+  refuseLateChanges(scratchings, await rq.racesGainingRunners(tx, runners), productChanges, repriced);
   const priceChanges = await rq.upsertRunners(tx, runners, now);
   for (const race of scratchings.filter((s) => s.first)) {
     await changed(tx, { meetingId: Number(race.meeting_id), raceNumber: race.race_number, cause: 'scratching' });
@@ -116,20 +122,27 @@ async function refusedProductChanges(tx: Queryable, changes: rq.ProductChange[],
  * final, abandoned) would re-settle bets already paid on a feed's say (a runner more is a starter
  * more: the places paid can change): the whole file is refused, as `race scratch` refuses it. So
  * are the product changes refusedProductChanges found: on a race past taking bets a product dropped
- * would let a result leave its bets' positions unlisted, settled as losers. A file that repeats the
- * race as it stands changes nothing of it and passes.
+ * would let a result leave its bets' positions unlisted, settled as losers. So is a price changed on
+ * a race past suspended, as `race price` refuses it: the prices are the record of what was offered
+ * (bets keep their struck price, but reports and the price history would show prices never
+ * offered). A file that repeats the race as it stands changes nothing of it and passes.
  */
-function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], reproduced: rq.RaceStatusRow[]): void {
+function refuseLateChanges(scratchings: rq.RaceStatusRow[], gaining: rq.RaceStatusRow[], reproduced: rq.RaceStatusRow[], repriced: Repricing[]): void {
   const late = (list: rq.RaceStatusRow[]) => list.filter((c) => !acceptsScratchings(c.status as RaceStatus));
   const [scratched, added] = [late(scratchings), late(gaining)];
-  if (!scratched.length && !added.length && !reproduced.length) return;
+  if (!scratched.length && !added.length && !reproduced.length && !repriced.length) return;
   const name = (c: rq.RaceStatusRow) => `race ${c.race_number} of meeting ${c.meeting_id} (${c.status})`;
+  const runners = (list: number[]) => `${list.length > 1 ? 'runners' : 'runner'} ${list.join(', ')}`;
   const problems = [
+    ...repriced.map((c) => `changes the prices of ${runners(c.runners)} in ${name(c)}`),
     ...scratched.map((c) => `scratches runners or changes deductions in ${name(c)}`),
     ...added.map((c) => `adds runners to ${name(c)}`),
     ...reproduced.map((c) => `changes the products of ${name(c)}${acceptsPrices(c.status as RaceStatus) ? ', dropping one its bets still to settle need' : ''}`),
   ];
-  const races = [...scratched, ...added, ...reproduced].map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }));
-  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted, its products only until it closes (and never one its bets need)`,
-    { extensions: { races } });
+  const seen = new Set<string>();
+  const races = [...repriced, ...scratched, ...added, ...reproduced]
+    .map((c) => ({ meeting_id: Number(c.meeting_id), race_number: c.race_number, status: c.status }))
+    .filter((r) => !seen.has(`${r.meeting_id}/${r.race_number}`) && seen.add(`${r.meeting_id}/${r.race_number}`));
+  throw new AppError('race_not_trading', `nothing imported: the file ${problems.join('; ')}; a race's runners change only until it is resulted, `
+    + 'its products and prices only until it closes (and never a product its bets need)', { extensions: { races } });
 }

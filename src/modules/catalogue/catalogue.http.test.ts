@@ -129,3 +129,43 @@ test('the import takes what its OpenAPI schema says: digit-string ids, decimal-s
   assert.deepEqual(race.runners.map((r: { win: string | null; place: string | null; win_deduction: string | null }) => [r.win, r.place, r.win_deduction]),
     [['3.40', '1.50', null], [null, null, '12.50']]);
 });
+
+test('an import may not change a price of a race past suspended: 409 naming the race and its status, nothing written; the same prices pass', async () => {
+  const race = (n: number, runners: unknown[]) => ({ race_number: n, start_time: `2026-11-21T1${n}:10:00+11:00`, products: ['win', 'place'], runners });
+  const priced = (win: number | null, place?: number) => [{ number: 1, name: 'Fast Lass', win, ...(place !== undefined && { place }) }, { number: 2, name: 'Deep Blue', win: 5 }];
+  const file = (races: unknown[]) => ({ meeting_id: 900010, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T', races });
+  assert.equal((await call('POST', '/catalog/meetings', admin, file([1, 2, 3].map((n) => race(n, priced(3.5, 1.6)))))).statusCode, 200);
+  const url = (n: number) => `/catalog/meetings/900010/races/${n}`;
+  for (const [n, status] of [[1, 'closed'], [2, 'suspended'], [3, 'abandoned']] as const) {
+    assert.equal((await call('PUT', `${url(n)}/status`, admin, { status })).statusCode, 200);
+  }
+  const history = async () => (await ctx.db.pool.query('SELECT count(*)::int AS n FROM runner_price_history WHERE meeting_id = 900010')).rows[0].n;
+  const before = await history();
+
+  // Replayed whole, as a daily feed is: the same prices (3.5 is "3.50") change nothing and pass.
+  const replay = await call('POST', '/catalog/meetings', admin, file([1, 2, 3].map((n) => race(n, priced(3.5, 1.6)))));
+  assert.deepEqual([replay.statusCode, replay.json().price_changes], [200, 0], replay.body);
+
+  // A new win price on the closed race, beside a new price on the suspended one: all refused.
+  const refused = await call('POST', '/catalog/meetings', admin, file([race(1, priced(3.6)), race(2, priced(4))]));
+  assert.deepEqual([refused.statusCode, refused.json().code], [409, 'race_not_trading'], refused.body);
+  assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
+  assert.match(refused.json().detail, /^nothing imported: the file changes the prices of runner 1 in race 1 of meeting 900010 \(closed\); .*prices only until it closes/);
+  assert.deepEqual(refused.json().races, [{ meeting_id: 900010, race_number: 1, status: 'closed' }]);
+  // Clearing a price, or pricing a runner new to the race, is a change too.
+  const cleared = await call('POST', '/catalog/meetings', admin, file([race(3, [{ number: 1, name: 'Fast Lass', place: null }, { number: 3, name: 'Late', win: 9 }])]));
+  assert.deepEqual([cleared.statusCode, cleared.json().code], [409, 'race_not_trading'], cleared.body);
+  assert.match(cleared.json().detail, /changes the prices of runners 1, 3 in race 3 of meeting 900010 \(abandoned\)/);
+  const runnersOf = async (n: number) => (await call('GET', url(n), admin)).json().runners.map((r: { number: number; win: string; place: string }) => [r.number, r.win, r.place]);
+  assert.deepEqual([await runnersOf(1), await runnersOf(2), await runnersOf(3)], Array(3).fill([[1, '3.50', '1.60'], [2, '5.00', null]]), 'nothing written');
+  assert.equal(await history(), before);
+
+  // The price route refuses the closed race as well; suspended ⇄ open still takes new prices.
+  const route = await call('PUT', `${url(1)}/runners/1/price`, admin, { win: 3.6 });
+  assert.deepEqual([route.statusCode, route.json().code, route.json().status], [409, 'race_not_trading', 'closed'], route.body);
+  assert.match(route.json().detail, /race 1 of meeting 900010 is closed: prices change only while it is open or suspended/);
+  const suspended = await call('POST', '/catalog/meetings', admin, file([race(2, priced(4))]));
+  assert.deepEqual([suspended.statusCode, suspended.json().price_changes], [200, 1], suspended.body);
+  assert.equal((await call('PUT', `${url(2)}/status`, admin, { status: 'open' })).statusCode, 200);
+  assert.equal((await call('POST', '/catalog/meetings', admin, file([race(2, priced(4.2))]))).json().price_changes, 1);
+});

@@ -145,7 +145,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
     onRequest,
     validatorCompiler: () => () => true,
     schema: {
-      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error; 409 when it scratches in a resulted race, or ends a pool where a replaced pool with bets still to settle ends)',
+      ...base, summary: 'Import meetings with races, runners, prices and pools (checked whole; nothing written on error; 409 when it changes a price of a race past suspended, scratches in a resulted race, or ends a pool where a replaced pool with bets still to settle ends; a file repeating a race as it stands passes)',
       body: ImportBody, response: { 200: ImportResult, ...problemResponses(400, 401, 403, 409, 413, 415) },
     },
   }, async (request) => service.importCatalog(request.body));
@@ -161,7 +161,7 @@ export function registerCatalogueRoutes(app: FastifyInstance, service: Catalogue
   app.put(`${race}/runners/:runner/price`, {
     onRequest,
     schema: {
-      ...base, summary: 'Set a runner\'s fixed-odds win and/or place price (kept in the price history)', params: RunnerParams,
+      ...base, summary: 'Set a runner\'s fixed-odds win and/or place price (kept in the price history); 409 once the race is past suspended', params: RunnerParams,
       body: Type.Object({ win: Type.Optional(Decimal('1.01 to 10000, at most 2 decimals')), place: Type.Optional(Decimal('1.01 to 10000, at most 2 decimals')) },
         { additionalProperties: false, minProperties: 1 }),
       response: { 200: RunnerChange, ...problemResponses(400, 401, 403, 404, 409) },
