@@ -58,3 +58,22 @@ test('a replaced pool whose bets are still to settle keeps its last race: a new 
   await importMeeting(770503, [{ product: 'quaddie', races: [2, 3, 4, 5] }]);
   assert.deepEqual(await poolsOf(770503), ['quaddie 2,3,4,5']);
 });
+
+test('a pool\'s dividends are taken only on its last race, and on the last race of a replaced pool whose bets are still to settle', async () => {
+  await importMeeting(770504, [{ product: 'quaddie', races: [1, 2, 3, 5] }]);
+  const placed = await f.services.betting.placeBet(f.user(randomUUID()), {
+    idempotencyKey: randomUUID(), type: 'QUADDIE', stake: 1, legs: [1, 2, 3, 5].map((raceNumber) => ({ meetingId: 770504, raceNumber, selections: [[1]] })),
+  });
+  assert.equal(placed.status, 'ACCEPTED');
+  await importMeeting(770504, [{ product: 'quaddie', races: [1, 2, 3, 4] }]); // the bet keeps its races 1, 2, 3, 5
+  for (const n of [1, 2, 3, 4, 5]) await f.services.catalogue.setStatus(770504, n, 'closed');
+  const result = (n: number, dividends: Record<string, unknown> = {}) => f.services.settlement.resultRace(770504, n, { placings: [[1], [2]], dividends });
+  const error = await refusal(result(3, { quaddie: 250 }));
+  assert.equal(error.code, 'validation_failed');
+  assert.match(error.message, /race 3 of meeting 770504: dividends\.quaddie: race 3 is not the last race of a quaddie of the meeting: the quaddie of races 1, 2, 3, 4 ends on race 4; declare its dividends there/);
+  for (const n of [1, 2, 3]) await result(n);
+  await result(4, { quaddie: 180 });
+  await result(5, { quaddie: 250 });
+  const { rows } = await f.db.pool.query('SELECT status, result, payout FROM bets WHERE bet_id = $1', [placed.id]);
+  assert.deepEqual(rows, [{ status: 'settled', result: 'won', payout: '250.00' }], 'settled by the dividend of its own last race');
+});

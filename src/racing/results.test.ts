@@ -2,7 +2,7 @@
 // winning orders, with expected values worked out by hand (docs/settlement.md).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT_PLACE_TERMS, parseDividends, parsePlacings, placesPaid, positions, shareWithin, unfilledPositions, winners, winningOrders } from './results.ts';
+import { DEFAULT_PLACE_TERMS, misplacedPoolDividends, parseDividends, parsePlacings, placesPaid, positions, shareWithin, unfilledPositions, winners, winningOrders } from './results.ts';
 
 test('places paid by starters: 8 or more → 3, 5-7 → 2, fewer than 5 → none; the terms are configurable', () => {
   const byStarters = [0, 0, 0, 0, 0, 2, 2, 2, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3];
@@ -109,4 +109,19 @@ test('a final result fills the positions settlement needs: the places paid, each
   assert.equal(unfilledPositions([[4], [7]], div('trifecta'), rule(all, 3, 10, true)), 'dividends.trifecta needs 3 placed runners; the placings fill 2');
   assert.equal(unfilledPositions([[4]], div('quinella'), rule(['win'])), 'dividends.quinella needs 2 placed runners; the placings fill 1');
   assert.equal(unfilledPositions([[4]], div('quaddie'), rule(['win'])), undefined, 'a multi-race pool needs only the winner here');
+});
+
+test('a quaddie or daily double dividend belongs on the last race of a pool of its product', () => {
+  const d = (...products: string[]) => Object.fromEntries(products.map((p) => [p, [{ dividend: '10' }]]));
+  const pools = [{ product: 'quaddie', races: [1, 2, 3, 4] }, { product: 'quaddie', races: [5, 6, 7, 8] }, { product: 'dailydouble', races: [7, 8] }];
+  assert.equal(misplacedPoolDividends(d('quaddie', 'dailydouble', 'exacta'), 1, 8, pools), undefined);
+  assert.equal(misplacedPoolDividends(d('quaddie'), 1, 4, pools), undefined, 'the early quaddie');
+  assert.equal(misplacedPoolDividends(d('exacta'), 1, 2, []), undefined, 'single-race products are not pools');
+  assert.equal(misplacedPoolDividends(d('quaddie'), 1, 6, pools), 'dividends.quaddie: race 6 is not the last race of a quaddie of the meeting: '
+    + 'the quaddie of races 1, 2, 3, 4 ends on race 4, the quaddie of races 5, 6, 7, 8 ends on race 8; declare each one\'s dividends on its last race');
+  assert.equal(misplacedPoolDividends(d('dailydouble'), 1, 7, pools), 'dividends.dailydouble: race 7 is not the last race of a dailydouble of the meeting: '
+    + 'the dailydouble of races 7, 8 ends on race 8; declare its dividends there');
+  assert.equal(misplacedPoolDividends(d('dailydouble'), 900001, 8, pools.slice(0, 2)), 'dividends.dailydouble: meeting 900001 has no dailydouble, so none of its races takes a dailydouble dividend');
+  // A pool replaced since, whose bets still end on race 5: race 5 takes its dividend.
+  assert.equal(misplacedPoolDividends(d('quaddie'), 1, 5, [...pools, { product: 'quaddie', races: [2, 3, 4, 5] }]), undefined);
 });

@@ -132,10 +132,8 @@ const POOL_LEGS: Partial<Record<string, number>> = { quaddie: 4, dailydouble: 2 
  * single-race product the race does not offer would be settled by no bet, and an entry whose
  * runners are not a winning combination of these placings is one that settlement never finds: in
  * both the operator meant something else, and the winning bets would wait on a dividend the result
- * seems to give. Refused, naming the entry. A quaddie or daily double dividend is not tied to the
- * meeting's pools as they stand now: a pool replaced by a later import may still have bets, which
- * need their dividend on their last leg's race (an entry names one runner per leg, the last a
- * winner of this race).
+ * seems to give. Refused, naming the entry. A quaddie or daily double entry names one runner per
+ * leg, the last a winner of this race; which race may take it at all is misplacedPoolDividends'.
  */
 export function misfitDividends(dividends: Dividends, placings: number[][], rule: DividendRule): string | undefined {
   for (const [product, list] of Object.entries(dividends) as Array<[ToteProduct, DividendEntry[]]>) {
@@ -158,6 +156,31 @@ export function misfitDividends(dividends: Dividends, placings: number[][], rule
       if (seen.has(key(entry.runners))) return `${where} ${entry.runners.join('-')} is given twice`;
       seen.add(key(entry.runners));
     }
+  }
+  return undefined;
+}
+
+/** A multi-race pool: its product (quaddie, dailydouble) and its races in leg order. */
+export interface PoolRaces {
+  product: string;
+  races: readonly number[];
+}
+
+/**
+ * Why a quaddie or daily double dividend is declared on race `raceNumber` of meeting `meetingId`
+ * when no pool of its product ends there, or undefined. Settlement reads a pool's dividends on its
+ * last race only, so one declared on another leg would be ignored while the pool's winning bets
+ * wait for it. `pools`: the meeting's pools, and those of bets still to settle ending on this race
+ * (a pool an import replaced keeps its bets, and they their last race).
+ */
+export function misplacedPoolDividends(dividends: Dividends, meetingId: number | string, raceNumber: number, pools: readonly PoolRaces[]): string | undefined {
+  for (const product of Object.keys(dividends).filter((p) => POOL_LEGS[p] !== undefined)) {
+    const ofProduct = pools.filter((p) => p.product === product);
+    if (ofProduct.some((p) => p.races.at(-1) === raceNumber)) continue;
+    if (!ofProduct.length) return `dividends.${product}: meeting ${meetingId} has no ${product}, so none of its races takes a ${product} dividend`;
+    const shown = [...new Set(ofProduct.map((p) => p.races.join(', ')))].map((races) => `the ${product} of races ${races} ends on race ${races.split(', ').at(-1)}`);
+    return `dividends.${product}: race ${raceNumber} is not the last race of a ${product} of the meeting: ${shown.join(', ')}; `
+      + (shown.length > 1 ? 'declare each one\'s dividends on its last race' : 'declare its dividends there');
   }
   return undefined;
 }

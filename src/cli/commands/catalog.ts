@@ -145,7 +145,7 @@ export function registerCatalogCommands(program: Command): void {
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)
     .requiredOption('--placings <json>', 'places in order, the runners sharing each (a dead heat): [[4],[7,2],[1]]', json('--placings'))
-    .option('--dividends <json>', 'tote dividends per $1 unit: {"exacta": 30.0, "trifecta": 120.5, "quaddie": 850.4}', json('--dividends'))
+    .option('--dividends <json>', 'tote dividends per $1 unit: {"exacta": 30.0, "trifecta": 120.5, "quaddie": 850.4} (quaddie, dailydouble: on the last race of a pool of theirs)', json('--dividends'))
     .option('--interim', 'an interim result: shown, not settled')
     .option('--short-field', 'fewer runners finished than the race\'s products need (places paid, exotics): the placings list every one (refused without it)')
     .addHelpText('after', example(

@@ -84,7 +84,7 @@ const DividendIn = Type.Union([
 const ResultBody = Type.Object({
   placings: Placings,
   dividends: Type.Optional(Type.Object(Object.fromEntries(TOTE_PRODUCTS.map((p) => [p, Type.Optional(DividendIn)])),
-    { additionalProperties: false, description: 'Tote dividends per $1 unit, JSON numbers with at most 2 decimals: {"exacta": 30.0, "trifecta": 120.5}' })),
+    { additionalProperties: false, description: 'Tote dividends per $1 unit, JSON numbers with at most 2 decimals: {"exacta": 30.0, "trifecta": 120.5}; quaddie and dailydouble only on the last race of a pool of theirs' })),
   interim: Type.Optional(Type.Boolean({ description: 'true: an interim result, shown and never settled (default false: final)' })),
   short_field: Type.Optional(Type.Boolean({ description: 'true: fewer runners finished than the race\'s products need (places paid, exotics), and the '
     + 'placings list every one of them (without it, such a final result is refused: a bet on an unlisted position would be settled as a loser)' })),

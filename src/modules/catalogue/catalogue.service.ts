@@ -228,7 +228,9 @@ export function createCatalogueService({ db, clock = () => new Date(), onRaceCha
      */
     async recordResult(meetingId: number, raceNumber: number, input: ResultInput, options: { tx?: Queryable } = {}) {
       const run = async (tx: Queryable) => {
-        const recorded = await recordResult(tx, await lockedRace(tx, meetingId, raceNumber), input, clock());
+        // A pool dividend belongs on a pool's last race: the meeting's pools, and the replaced ones bets still hold.
+        const pools = async () => [...await rq.listPools(tx, meetingId), ...await poolsInPlay(tx, [{ meetingId, raceNumber }])];
+        const recorded = await recordResult(tx, await lockedRace(tx, meetingId, raceNumber), input, clock(), pools);
         if (recorded.status === 'final' && recorded.changed) await changed(tx, { meetingId, raceNumber, cause: recorded.amended ? 'amendment' : 'result' });
         return recorded;
       };

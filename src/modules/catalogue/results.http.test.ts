@@ -177,3 +177,37 @@ test('a result the race\'s status refuses is a 409 race_status_conflict with cur
   assert.deepEqual([interim.json().current_status, interim.json().requested_status, interim.json().allowed], ['final', 'interim', []]);
   assert.equal((await ctx.services.catalogue.getRace(M, 3))!.status, 'open');
 });
+
+test('a quaddie or daily double dividend is taken only on its pool\'s last race: elsewhere a 400 naming the pool and that race, nothing recorded', async () => {
+  const P = 900102;
+  await ctx.services.catalogue.importCatalog({
+    meeting_id: P, date: '2026-11-21', venue: 'Flemington', jurisdiction: 'VIC', code: 'T',
+    pools: [{ product: 'quaddie', races: [1, 2, 3, 4] }, { product: 'dailydouble', races: [2, 3] }],
+    races: [1, 2, 3, 4].map((n) => ({ race_number: n, start_time: `2026-11-21T1${n}:10:00+11:00`, products: ['win'],
+      runners: [1, 2, 3].map((r) => ({ number: r, name: `R${r}`, win: 2 + r })) })),
+  });
+  for (const n of [1, 2, 3, 4]) await ctx.services.catalogue.setStatus(P, n, 'closed');
+  const result = (n: number, dividends: unknown, interim = false) =>
+    call('POST', `/catalog/meetings/${P}/races/${n}/result`, admin, { placings: [[1], [2]], dividends, ...(interim && { interim }) });
+  const cases: Array<[string, number, unknown, boolean, RegExp]> = [
+    ['a quaddie on its second leg', 2, { quaddie: 850.4 }, false,
+      /race 2 of meeting 900102: dividends\.quaddie: race 2 is not the last race of a quaddie of the meeting: the quaddie of races 1, 2, 3, 4 ends on race 4; declare its dividends there/],
+    ['an interim result too', 3, { quaddie: [{ runners: [1, 1, 1, 1], dividend: 850.4 }] }, true, /dividends\.quaddie: race 3 is not the last race of a quaddie .*ends on race 4/],
+    ['a daily double on the quaddie\'s last race', 4, { dailydouble: 45.6 }, false, /dividends\.dailydouble: race 4 is not the last race of a dailydouble of the meeting: the dailydouble of races 2, 3 ends on race 3/],
+  ];
+  for (const [name, n, dividends, interim, detail] of cases) {
+    const res = await result(n, dividends, interim);
+    assert.deepEqual([res.statusCode, res.json().code], [400, 'validation_failed'], `${name}: ${res.body}`);
+    assert.match(res.json().detail, detail, name);
+    assert.deepEqual(res.json().errors.map((e: { field: string }) => e.field), ['dividends'], name);
+  }
+  // A meeting without pools has no race to take one.
+  const none = await call('POST', `${race(2)}/result`, admin, { placings: [[1], [2]], dividends: { dailydouble: 12 } });
+  assert.deepEqual([none.statusCode, none.json().code], [400, 'validation_failed'], none.body);
+  assert.match(none.json().detail, /dividends\.dailydouble: meeting 900101 has no dailydouble/);
+  assert.deepEqual((await ctx.db.pool.query('SELECT race_number FROM race_results WHERE meeting_id = $1 OR (meeting_id = $2 AND race_number = 2)', [P, M])).rows, [], 'nothing recorded');
+  assert.deepEqual((await ctx.services.catalogue.getRace(P, 2))!.status, 'closed');
+  // On their last races they are taken.
+  assert.equal((await result(3, { dailydouble: 45.6 })).statusCode, 202);
+  assert.equal((await result(4, { quaddie: [{ runners: [1, 1, 1, 1], dividend: 850.4 }] })).statusCode, 202);
+});

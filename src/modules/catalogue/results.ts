@@ -6,7 +6,7 @@ import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { checkMove, nextStatuses, type RaceStatus } from '../../racing/race-status.ts';
 import {
-  misfitDividends, parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type StoredPlaceTerm,
+  misfitDividends, misplacedPoolDividends, parseDividends, parsePlaceTerms, parsePlacings, placesPaid, raceKey, unfilledPositions, type Dividends, type PoolRaces, type StoredPlaceTerm,
 } from '../../racing/results.ts';
 import type { RaceFacts, Scratching } from '../../racing/settle.ts';
 import * as rq from './races.queries.ts';
@@ -34,8 +34,13 @@ export interface RecordedResult {
   dividends: Dividends;
 }
 
-/** Checks and records a result in `tx`; the race row is locked (FOR NO KEY UPDATE) by `race`. */
-export async function recordResult(tx: Queryable, race: rq.RaceRow, input: ResultInput, now: Date): Promise<RecordedResult> {
+/**
+ * Checks and records a result in `tx`; the race row is locked (FOR NO KEY UPDATE) by `race`.
+ * `pools`: the meeting's pools and those of bets still to settle ending on this race, read only
+ * for a quaddie or daily double dividend (racing/results.ts misplacedPoolDividends).
+ */
+export async function recordResult(tx: Queryable, race: rq.RaceRow, input: ResultInput, now: Date,
+  pools: () => Promise<PoolRaces[]>): Promise<RecordedResult> {
   const meetingId = Number(race.meeting_id);
   const where = `race ${race.race_number} of meeting ${meetingId}`;
   const from = race.status as RaceStatus;
@@ -69,6 +74,9 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   // The same result again (a request retried after its answer was lost) is not an amendment.
   const latest = from === to ? await q.latestResult(tx, meetingId, race.race_number) : undefined;
   if (latest && sameResult(latest, placings, dividends)) return { ...recorded, version: latest.version, amended: false, changed: false };
+  // After the retry's answer: a result recorded before this rule, or before its pool was replaced, is answered as it stands.
+  const misplaced = 'quaddie' in dividends || 'dailydouble' in dividends ? misplacedPoolDividends(dividends, meetingId, race.race_number, await pools()) : undefined;
+  if (misplaced) throw new AppError('validation_failed', `${where}: ${misplaced}`, { extensions: { errors: [{ field: 'dividends', message: misplaced }] } });
   const version = await q.insertResult(tx, meetingId, race.race_number, { final: to === 'final', placings, dividends, recorded_at: now }, paid);
   if (move.changed) await rq.setStatus(tx, meetingId, race.race_number, from, to, now);
   return { ...recorded, version, amended: from === 'final', changed: true };
