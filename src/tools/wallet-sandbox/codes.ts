@@ -2,11 +2,11 @@
 // docs/wallet-sandbox.md lists them all (a test keeps the two in step).
 
 export const SANDBOX_CODES = {
-  VALIDATION_ERROR: { status: 400, meaning: 'The body is not JSON, or a field is missing, of the wrong type or out of range (a confirm of 0.00 included).' },
+  VALIDATION_ERROR: { status: 400, meaning: 'The body is not JSON, or a field is missing, of the wrong type or out of range (a confirm or a credit of 0.00 included).' },
   INSUFFICIENT_FUNDS: { status: 400, meaning: 'The cash or bonus balance is lower than the amount to reserve or debit.' },
   AMOUNT_EXCEEDS_RESERVED: { status: 400, meaning: 'confirm: the accepted amount is larger than the funds held by the reserve.' },
   REFUND_EXCEEDS_BET: { status: 400, meaning: 'refundBet: the amount is larger than what is still held or confirmed for the bet.' },
-  DEBIT_EXCEEDS_WINNINGS: { status: 400, meaning: 'debit: the amount is larger than the winnings paid on the bet (settleBet, cash-out) and not yet taken back.' },
+  DEBIT_EXCEEDS_WINNINGS: { status: 400, meaning: 'debit: the amount is larger than the winnings paid on the bet (settleBet) and not yet taken back.' },
   BONUS_FLAG_MISMATCH: { status: 400, meaning: 'confirm/refundBet/credit betpartialrefund: bonusFlag differs from the reserve of the bet.' },
   USER_MISMATCH: { status: 400, meaning: 'The bet was reserved for another userId.' },
   UNKNOWN_TRANSACTION_TYPE: { status: 400, meaning: 'debit/credit: transactionType is not one of the values docs/wallet.md lists for that call.' },
@@ -19,7 +19,7 @@ export const SANDBOX_CODES = {
   NOT_FOUND: { status: 404, meaning: 'No such path (or /auth/token when the sandbox uses API keys).' },
   METHOD_NOT_ALLOWED: { status: 405, meaning: 'The path exists with another method.' },
   DUPLICATE_BET: { status: 409, meaning: 'reserve: the bet already has a reserve under another transactionId.' },
-  BET_STATE_CONFLICT: { status: 409, meaning: 'The bet is not in a state that allows the call (confirm twice, confirm after refund, settleBet or a credit before confirm, settleBet or a cash-out after a full refund, a cash-out of a settled bet, settleBet, a cash-out or a partial refund after a cash-out, refundBet of a bet whose winnings are not taken back).' },
+  BET_STATE_CONFLICT: { status: 409, meaning: 'The bet is not in a state that allows the call (confirm twice, confirm after refund, settleBet or a credit before confirm, settleBet or a cash-out after a full refund, a cash-out of a settled bet, settleBet, a cash-out, a partial refund, a debit or refundBet after a cash-out, refundBet of a bet whose winnings are not taken back).' },
   TRANSACTION_MISMATCH: { status: 409, meaning: 'The transactionId was already used with another call, bet, user, bonusFlag, amount or transactionType.' },
   PAYLOAD_TOO_LARGE: { status: 413, meaning: 'The body is over 1 MiB.' },
   INTERNAL_ERROR: { status: 500, meaning: 'An unexpected error inside the sandbox (also the default body of injected faults).' },

@@ -82,6 +82,11 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   if (req.op === 'confirm' && req.amount === 0) {
     return errorAnswer('VALIDATION_ERROR', `confirm amount must be above 0: a bet of which nothing is accepted is released with refundBet of its reservation`);
   }
+  // Every credit wagerline sends pays something (a cash-out value, an adjustment, a refunded part
+  // of the stake, each above 0): a credit of 0.00 moves nothing and can only be a caller's bug.
+  if (req.op === 'credit' && req.amount === 0) {
+    return errorAnswer('VALIDATION_ERROR', `credit amount must be above 0: a credit ${req.transactionType ?? ''} of 0.00 moves nothing`);
+  }
   if (bet && bet.userId !== req.userId) return errorAnswer('USER_MISMATCH', `bet ${req.betId} belongs to another user`);
   if (req.op === 'reserve') {
     if (bet) return errorAnswer('DUPLICATE_BET', `bet ${req.betId} already has a reserve under another transactionId`);
@@ -93,6 +98,9 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   // yet taken back — a larger debit would take the user's own money.
   if (req.op === 'debit') {
     if (!bet) return errorAnswer('UNKNOWN_BET', `bet ${req.betId} has no successful reserve: it has no winnings to take back`);
+    // A cash-out is final: wagerline neither re-settles nor cancels a cashed-out bet, so nothing
+    // of what it paid is ever taken back (and no stake refunded after that).
+    if (bet.closedBy === 'cashout') return cashedOut(req, 'debited');
     if (req.amount > bet.winnings) {
       return errorAnswer('DEBIT_EXCEEDS_WINNINGS', `debit ${centsToDollars(req.amount)} is more than the ${centsToDollars(bet.winnings)} of winnings paid on bet ${req.betId} and not yet taken back`);
     }
@@ -127,6 +135,8 @@ export function decide(req: TxRequest, user: UserState, bet: BetState | undefine
   }
   // refundBet: releases (part of) a held reservation, or returns confirmed funds.
   if (bet.status === 'confirmed') {
+    // The cash-out paid the bet's outcome: its stake is not returned on top.
+    if (bet.closedBy === 'cashout') return cashedOut(req, 'refunded');
     // A bet refunded no longer stands: winnings still paid on it would be paid on top of the stake.
     if (bet.winnings > 0) {
       return errorAnswer('BET_STATE_CONFLICT', `bet ${req.betId} has ${centsToDollars(bet.winnings)} of winnings paid and not taken back: a debit reverses them before its stake is refunded`);

@@ -44,6 +44,46 @@ describeOnEachStore('wallet sandbox cash-outs and settlements', () => db, (s) =>
     assert.equal(effects.get(cashOut.transactionId), 1);
   });
 
+  // A cashed-out bet is final in wagerline (docs/bets-admin.md): it is neither cancelled nor
+  // re-settled, so its cash-out is never taken back and its stake never refunded after it.
+  test('after a cash-out, a debit (either code) and a refundBet are BET_STATE_CONFLICT, before the amount or the winnings are looked at', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    assert.equal((await call(s.sandbox, s.auth, 'credit', b.credit(12, 'cashout'))).status, 200);
+    const refused = [
+      ['debit', b.debit(12, 'deductbetwin')], ['debit', b.debit(1, 'betwincancelled')], ['debit', b.debit(12.01, 'deductbetwin')],
+      ['refundBet', b.refundBet(5)], ['refundBet', b.refundBet(1)],
+    ] as const;
+    for (const [op, body] of refused) {
+      const res = await call(s.sandbox, s.auth, op, body);
+      assert.deepEqual([res.status, res.json.code, op, body.amount], [409, 'BET_STATE_CONFLICT', op, body.amount]);
+      assert.match(res.json.message, new RegExp(`bet ${b.betId} was cashed out: a cash-out is final, the bet is not (debited|refunded) after it`));
+    }
+    // −5 (the stake) +12 (the cash-out): nothing taken back, nothing refunded.
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '1007.00', bonus: '0.00', reserved: '0.00' });
+    const effects = await s.sandbox.effects();
+    assert.deepEqual(refused.map(([, body]) => effects.get(body.transactionId)), refused.map(() => undefined));
+  });
+
+  // Every credit wagerline sends moves money: a cash-out value, an adjustment and a refunded part
+  // of the stake are each above 0 (docs/bets-admin.md, docs/settlement.md).
+  test('a credit of 0.00, of each transactionType, is a 400 VALIDATION_ERROR and moves nothing', async () => {
+    const b = bodies();
+    await call(s.sandbox, s.auth, 'reserve', b.reserve(5));
+    await call(s.sandbox, s.auth, 'confirm', b.confirm(5));
+    const zeros = ['cashout', 'adjustreversetransaction', 'betpartialrefund'].map((type) => b.credit(0, type));
+    for (const body of zeros) {
+      const res = await call(s.sandbox, s.auth, 'credit', body);
+      assert.deepEqual([res.status, res.json.code, body.transactionType], [400, 'VALIDATION_ERROR', body.transactionType]);
+      assert.equal(res.json.message, `credit amount must be above 0: a credit ${body.transactionType} of 0.00 moves nothing`);
+    }
+    const effects = await s.sandbox.effects();
+    assert.deepEqual(zeros.map((body) => effects.get(body.transactionId)), [undefined, undefined, undefined]);
+    assert.equal((await call(s.sandbox, s.auth, 'credit', b.credit(3, 'cashout'))).status, 200, 'the bet is still open to a real cash-out');
+    assert.deepEqual(await s.sandbox.balances(b.userId), { cash: '998.00', bonus: '0.00', reserved: '0.00' });
+  });
+
   // Only an open bet is cashed out (docs/bets-admin.md); a settled one was paid by settleBet.
   test('a cash-out of a settled bet, a loser settled for 0.00 included, is BET_STATE_CONFLICT; an amended result still pays', async () => {
     const b = bodies();
