@@ -95,7 +95,7 @@ export function registerUploadCommand(program: Command): void {
     .addOption(new Option('--format <format>', 'file format (default: from the extension, else sniffed)').choices(['json', 'ndjson', 'csv']))
     .addOption(new Option('--batch-size <n>', `bets per request, 1-${MAX_BATCH}`).argParser(intIn(1, MAX_BATCH)).default(MAX_BATCH))
     .addOption(new Option('--concurrency <n>', 'requests in flight at once, 1-16').argParser(intIn(1, 16)).default(2))
-    .addOption(new Option('--retries <n>', 'retries of a batch after a network error, 5xx or 429, 0-20').argParser(intIn(0, 20)).default(5))
+    .addOption(new Option('--retries <n>', 'retries of a batch after a network error, 5xx, 408 or 429 (never another 4xx, 413 included), 0-20').argParser(intIn(0, 20)).default(5))
     .addOption(new Option('--timeout <seconds>', 'bound on one request, 1-600').argParser(intIn(1, 600)).default(60))
     .action((opts: Opts) => run(opts).catch((error) => fail(describeError(error))));
 }

@@ -1,6 +1,7 @@
 // HTTP with retries for the upload client. Uploads are idempotent (a re-sent batch is "unchanged"),
-// so a request whose outcome is unknown may be sent again: network errors, timeouts, 5xx and 429
-// are retried with exponential backoff and jitter; a 4xx never is (the same body would fail again).
+// so a request whose outcome is unknown may be sent again: network errors, timeouts, 5xx, 408 and
+// 429 are retried with exponential backoff and jitter; any other 4xx never is (the same body would
+// fail again: a 413 says the batch itself is too large).
 import { parseHttpDate } from './http-date.ts';
 
 export interface RetryPolicy {
@@ -69,8 +70,13 @@ function waitMs(answer: HttpAnswer, retry: number, policy: RetryPolicy, deps: Ht
   return after === undefined ? backoffMs(retry, policy, deps.random) : Math.min(after, policy.maxRetryAfterMs);
 }
 
-function retryable(status: number): boolean {
-  return status >= 500 || status === 429;
+/**
+ * Answers worth sending the same request again: the server's trouble (5xx), its limit (429), or
+ * its giving up waiting for our request (408 Request Timeout: a slow link or a busy proxy, not the
+ * body's fault).
+ */
+export function retryable(status: number): boolean {
+  return status >= 500 || status === 429 || status === 408;
 }
 
 function describe(error: unknown): string {

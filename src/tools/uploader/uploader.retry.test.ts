@@ -138,6 +138,31 @@ test('a batch still failing after every retry is reported, and the run goes on',
   assert.equal(summary.created, 2);
 });
 
+// A 408 is the server giving up waiting for the request (a slow link, a busy proxy), not a fault
+// of the batch: sent again, it is stored, or found unchanged if the first one was.
+test('a 408 Request Timeout is retried on the normal backoff; one still answered after every retry is reported as given up', async () => {
+  script = [{ status: 408, body: { code: 'request_timeout', detail: 'the request took too long' } }, 200];
+  const summary = await uploadBatches(batches(1), options());
+  assert.equal(uploads().length, 2);
+  assert.equal(uploads()[1]!.body, uploads()[0]!.body, 'the same batch, sent again');
+  assert.deepEqual(sleeps, [50]); // half of base 100 ms at random()=0, as after a 5xx
+  assert.deepEqual([summary.retries, summary.created, summary.rejected], [1, 2, []]);
+  script = [408, 408, 408, 408];
+  const gaveUp = await uploadBatches(batches(1), options());
+  assert.deepEqual(sleeps, [50, 100, 200]);
+  assert.deepEqual(gaveUp.rejected.map((r) => [r.status, r.detail]), [[408, 'gave up after 4 attempts: scripted 408']]);
+});
+
+// A 413 says the batch itself is over the server's body limit: the same bytes would fail again.
+test('a 413 Payload Too Large is not retried: the batch is reported as it was answered', async () => {
+  script = [{ status: 413, body: { code: 'payload_too_large', detail: 'body over 8 MiB' } }];
+  const summary = await uploadBatches(batches(2), options());
+  assert.equal(uploads().length, 2, 'once per batch: the first not sent again, the second sent');
+  assert.deepEqual(sleeps, []);
+  assert.deepEqual(summary.rejected.map((r) => [r.race_number, r.status, r.code, r.detail]), [[1, 413, 'payload_too_large', 'body over 8 MiB']]);
+  assert.equal(summary.created, 2);
+});
+
 test('a 4xx is never retried; the rejection carries the service\'s errors and where each bet is in the file', async () => {
   script = [{ status: 400, body: { code: 'validation_failed', detail: 'bad', errors: [{ index: 1, id: 'r1-1', field: 'bets/1/type', message: 'no' }] } }];
   const summary = await uploadBatches(batches(2), options());

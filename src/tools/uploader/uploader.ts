@@ -3,7 +3,7 @@
 // `wagerline upload` (docs/upload-client.md); it talks to the service over HTTP only.
 import { isObject } from '../../racing/values.ts';
 import { requestBody, type Batch } from './batches.ts';
-import { DEFAULT_POLICY, realHttp, sendWithRetry, type HttpDeps, type RetryPolicy } from './retry.ts';
+import { DEFAULT_POLICY, realHttp, retryable, sendWithRetry, type HttpDeps, type RetryPolicy } from './retry.ts';
 import { createTokenClient, TokenRefusedError, tokenEndpoint } from './token-client.ts';
 
 export interface UploadOptions {
@@ -39,7 +39,7 @@ export interface UploadSummary {
   created: number;
   updated: number;
   unchanged: number;
-  /** Batches the service refused (4xx), or that still failed after every retry (status null or 5xx). */
+  /** Batches the service refused (4xx), or that still failed after every retry (status null, 5xx, 408 or 429). */
   rejected: BatchRejection[];
   warnings: Array<Record<string, unknown>>;
   /** Set when the run stopped early (the credentials or scope were refused); `not_sent` batches were never sent. */
@@ -141,7 +141,7 @@ export async function uploadBatches(batches: Batch[], options: UploadOptions): P
     const errors = listOf(answer.errors).filter(isObject).map((e) => (typeof e.index === 'number' && batch.at[e.index] ? { ...e, at: batch.at[e.index] } : e));
     const detail = answer.detail ?? (text.slice(0, 300) || `HTTP ${status}`);
     const omitted = typeof answer.errors_omitted === 'number' ? { errors_omitted: answer.errors_omitted } : {};
-    summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: status >= 500 ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors, ...omitted });
+    summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: retryable(status) ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors, ...omitted });
     if (status === 401 || status === 403) throw new StopRun(`the service refused the client (${status} ${answer.code ?? ''}): ${detail}`);
   }
 
