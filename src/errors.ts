@@ -17,6 +17,7 @@ export const ERROR_CODES = {
   service_unavailable: { status: 503, title: 'Service unavailable' },
   tenant_not_found: { status: 404, title: 'Tenant not found' },
   client_not_found: { status: 404, title: 'Operator client not found' },
+  tenant_misconfigured: { status: 409, title: 'The tenant\'s configuration stops the request' },
   // catalogue module
   race_not_found: { status: 404, title: 'Race not found' },
   runner_not_found: { status: 404, title: 'Runner not found' },

@@ -39,6 +39,23 @@ async function checkPort(host: string, port: number): Promise<void> {
   });
 }
 
+/**
+ * One warning at start naming the tenants whose time zone the database does not know (stored
+ * before creation checked it): their uploads are refused until `tenant set-zone` fixes them. A
+ * failed check is a warning too: serving goes on.
+ */
+async function warnOfUnknownZones(services: Runtime['services'], log: FastifyInstance['log']): Promise<void> {
+  try {
+    const tenants = await services.tenants.tenantsWithUnknownZones();
+    if (!tenants.length) return;
+    log.warn({ tenants: tenants.map((t) => ({ tenant_id: t.tenant_id, name: t.name, timezone: t.timezone, disabled: t.disabled })) },
+      `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'} the database does not know: their uploads are ` +
+      'refused (409 tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
+  } catch (error) {
+    log.warn({ err: { message: (error as Error).message } }, 'could not check the tenants\' time zones');
+  }
+}
+
 /** `shutdown`: a signal while starting stops the start (StartupStopped) after the migration in progress. */
 export async function startServer(config: Config, log: Logger = createLogger(config.LOG_LEVEL), shutdown?: Pick<Shutdown, 'requested' | 'deadline'>): Promise<Server> {
   await checkPort(config.HOST, config.PORT);
@@ -65,6 +82,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const problem = portProblem(error, config.HOST, config.PORT);
     throw problem ? new AppError('bad_request', problem) : error;
   }
+  await warnOfUnknownZones(services, app.log.child({ module: 'tenants' }));
   // The wallet delivery worker (docs/wallet.md); any number of processes may run it.
   const worker = config.WAGERLINE_WALLET_WORKER === 'on'
     ? services.wallet.createWorker({ listen: true })

@@ -67,7 +67,8 @@ test('GET /openapi.json is an OpenAPI 3.1 document listing the token endpoint', 
 test('the OpenAPI document shows each route\'s problem+json errors, and the upload body and answer', async () => {
   const doc = (await ctx.app.inject({ method: 'GET', url: '/openapi.json' })).json();
   const upload = doc.paths['/public/uploadRaceV2'].post;
-  assert.deepEqual(Object.keys(upload.responses).sort(), ['200', '400', '401', '403', '413', '415']);
+  assert.deepEqual(Object.keys(upload.responses).sort(), ['200', '400', '401', '403', '409', '413', '415']);
+  assert.match(upload.responses['409'].description, /^tenant_misconfigured: .*tenant set-zone/);
   const problem = upload.responses['400'].content['application/problem+json'].schema;
   assert.ok(problem.properties.code && problem.properties.errors, JSON.stringify(problem));
   const bets = upload.requestBody.content['application/json'].schema.properties.bets;

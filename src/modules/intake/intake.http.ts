@@ -86,6 +86,12 @@ const BetsQuery = Type.Object({
   cursor: Type.Optional(Type.String({ maxLength: 500 })),
 });
 
+/** An upload's 409: the tenant's stored configuration, not the batch, stops it (docs/upload.md). */
+const tenantMisconfigured = {
+  ...problemResponses(409)[409],
+  description: 'tenant_misconfigured: the tenant\'s stored time zone is unknown to the database, nothing is stored; `detail` names the fix (tenant set-zone)',
+};
+
 /** The upload routes accept UTF-8 application/json only (a form, text or Latin-1 body is a 415, not a 400). */
 const requireJson: onRequestAsyncHookHandler = async (request) => {
   const type = request.headers['content-type'];
@@ -122,7 +128,7 @@ function registerUpload(scope: FastifyInstance, version: 1 | 2, auth: onRequestA
       tags: ['upload'],
       security: [{ bearer: [] }],
       body: uploadBody(version),
-      response: { 200: UploadResponse, ...problemResponses(400, 401, 403, 413, 415) },
+      response: { 200: UploadResponse, ...problemResponses(400, 401, 403, 413, 415), 409: tenantMisconfigured },
     },
   }, async (request) => service.upload(request.principal!, version, request.body));
 }

@@ -9,6 +9,7 @@ import type { Principal } from '../auth/tokens.service.ts';
 import * as q from './intake.queries.ts';
 import { concurrentChange } from './versions.queries.ts';
 import { reportPlacedBets } from './placed-bets.ts';
+import { isUnknownZoneError, tenantMisconfigured } from '../tenants/time-zones.ts';
 import { lockMeetingShared, refreshRacingDays } from './racing-days.queries.ts';
 import type { UploadWarning } from './batch.ts';
 import { validateBatch } from './validate-batch.ts';
@@ -108,7 +109,12 @@ export function createIntakeService(deps: { db: Pool; config: Config; cursors: C
       });
       if (r.revisions !== r.updated) throw concurrentChange();
       return r;
-    }, { attempts: 3 });
+    }, { attempts: 3 }).catch((error: unknown) => {
+      // The statement works out racing days and deadlines in the tenant's zone: one PostgreSQL does
+      // not know (stored before creation checked it) is the tenant's configuration, not the batch's
+      // fault. Caught, not checked first: listing PostgreSQL's zones takes tens of milliseconds.
+      throw isUnknownZoneError(error) ? tenantMisconfigured(principal.tenantId, context.timezone, error) : error;
+    });
     const received = result.bets.bet_id.length;
     const warnings = result.warnings;
     const unlisted = meetingGuess === result.meetingId ? unlistedRace(result.meetingId, result.raceNumber, context.meeting_races) : undefined;

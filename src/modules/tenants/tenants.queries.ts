@@ -36,6 +36,22 @@ export async function databaseKnowsTimeZone(db: Queryable, name: string): Promis
   return rows[0]!.known;
 }
 
+/** Tenants whose time zone the database does not know (stored before creation asked it). */
+export async function tenantsWithUnknownZones(db: Queryable): Promise<TenantRow[]> {
+  const { rows } = await db.query<TenantRow>(
+    `SELECT t.* FROM tenants t
+      WHERE NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE lower(z.name) = lower(t.timezone))
+      ORDER BY t.created_at, t.tenant_id`);
+  return rows;
+}
+
+/** Sets a tenant's time zone if it is still `from` (a concurrent change wins, and is reported). */
+export async function replaceTimeZone(db: Queryable, tenantId: string, from: string, to: string): Promise<TenantRow | undefined> {
+  const { rows } = await db.query<TenantRow>(
+    'UPDATE tenants SET timezone = $3 WHERE tenant_id = $1 AND timezone = $2 RETURNING *', [tenantId, from, to]);
+  return rows[0];
+}
+
 export async function insertTenant(db: Queryable, t: { name: string; currency: string; timezone: string }): Promise<TenantRow> {
   const { rows } = await db.query<TenantRow>(
     'INSERT INTO tenants (name, currency, timezone) VALUES ($1, $2, $3) RETURNING *',

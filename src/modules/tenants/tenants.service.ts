@@ -8,6 +8,7 @@ import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 import { currencyCode } from '../../racing/currencies.ts';
 import { characters, unstorable } from '../../http/text-rules.ts';
+import { timeZoneProblem } from './time-zones.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin', 'platform'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -57,21 +58,6 @@ export interface ClientView {
   venues: string[];
   status: 'active' | 'revoked';
   created_at: string;
-}
-
-/**
- * An IANA time zone name. Intl reads it for racing days and PostgreSQL for reports: an offset such
- * as "+10:00" (which Node 22 and later accept) is UTC+10 to Intl but UTC−10 to PostgreSQL, a POSIX
- * zone, so only names pass (Etc/GMT+10 means the same to both).
- */
-export function isTimeZone(name: string): boolean {
-  if (!/^[A-Za-z]/.test(name)) return false;
-  try {
-    new Intl.DateTimeFormat('en', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 function bad(message: string): AppError {
@@ -183,12 +169,33 @@ export function createTenantService({ db }: { db: Pool }) {
       const currency = currencyCode((input.currency ?? 'AUD').trim());
       const timezone = input.timezone ?? 'Australia/Sydney';
       if (!currency) throw bad(`currency ${echo(input.currency)} is not an active ISO 4217 currency code (such as "AUD", "NZD")`);
-      if (!isTimeZone(timezone)) throw bad(`timezone "${timezone}" is not an IANA time zone name`);
-      if (!(await q.databaseKnowsTimeZone(db, timezone))) {
-        throw bad(`timezone "${timezone}" is not a time zone the database knows (a name retired from the IANA database?); use its current name (e.g. "America/Regina", not "Canada/East-Saskatchewan")`);
-      }
+      const problem = await timeZoneProblem(db, timezone);
+      if (problem) throw bad(problem);
       const row = await q.insertTenant(db, { name, currency, timezone });
       return { tenant_id: row.tenant_id, name: row.name, currency: row.currency, timezone: row.timezone };
+    },
+
+    /**
+     * Replaces a time zone the database does not know (a tenant stored before creation checked it),
+     * under the same check as creation. A zone the database knows is kept: the racing days and
+     * deadlines of the tenant's stored bets were worked out in it.
+     */
+    async setTimeZone(tenantId: string, zone: string): Promise<TenantView & { previous_timezone: string }> {
+      const before = await requireTenant(tenantId);
+      const problem = await timeZoneProblem(db, zone);
+      if (problem) throw bad(problem);
+      if (await q.databaseKnowsTimeZone(db, before.timezone)) {
+        throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone "${before.timezone}" is one the database knows: set-zone replaces only ` +
+          'a zone it does not know (the racing days and deadlines of the bets stored so far were worked out in the current one)');
+      }
+      const row = await q.replaceTimeZone(db, before.tenant_id, before.timezone, zone);
+      if (!row) throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone changed meanwhile: run tenant show, then set-zone again if needed`);
+      return { ...tenantView(row), previous_timezone: before.timezone };
+    },
+
+    /** Tenants whose time zone the database does not know: their uploads are refused (tenant_misconfigured). */
+    async tenantsWithUnknownZones(): Promise<TenantView[]> {
+      return (await q.tenantsWithUnknownZones(db)).map(tenantView);
     },
 
     async createClient(input: {

@@ -3,7 +3,7 @@
 // Intl (Node 22 and later accept it) but UTC−10 to PostgreSQL (a POSIX zone), so it is refused.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isTimeZone } from './tenants.service.ts';
+import { isTimeZone } from './time-zones.ts';
 
 test('IANA names pass; offsets and unknown names do not, whatever the Node.js line accepts', () => {
   for (const zone of ['Australia/Sydney', 'Pacific/Auckland', 'UTC', 'Etc/GMT+10', 'America/Argentina/Buenos_Aires']) assert.ok(isTimeZone(zone), zone);
