@@ -33,6 +33,23 @@ function integer(min: number, max: number): Parser<number> {
   };
 }
 
+/** 0 (off), or a whole number from min to max. */
+function offOr(min: number, max: number): Parser<number> {
+  return (raw, name) => {
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (value !== 0 && !(value >= min && value <= max)) {
+      throw new ConfigError(name, `must be 0 (off) or a whole number between ${min} and ${max}, got "${raw}"`);
+    }
+    return value;
+  };
+}
+
+/**
+ * The floor of WAGERLINE_DB_QUERY_TIMEOUT_MS: above the reports' own statement_timeout (120 s,
+ * reports.service.ts), so that a report the server still runs is never cut on the client's side.
+ */
+export const QUERY_TIMEOUT_FLOOR_MS = 125000;
+
 function oneOf<T extends string>(...values: T[]): Parser<T> {
   return (raw, name) => {
     if (!(values as string[]).includes(raw)) {
@@ -98,6 +115,8 @@ export const SETTINGS = {
   LOG_LEVEL: setting(oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'), 'Log level of the JSON logs on stderr.', 'info'),
   WAGERLINE_TRUST_PROXY: setting(trustProxy, 'The reverse proxies in front of the server, whose X-Forwarded-For names the client: their addresses or CIDR ranges, comma-separated (e.g. 10.0.0.0/8). A bet records the client address it gives, and the token endpoint limits by it. off: the address of whoever connects.', 'off'),
   WAGERLINE_DB_CONNECT_TIMEOUT_MS: setting(integer(100, 600000), 'Bound on opening one database connection (the pool\'s, the migrations\', the LISTEN connections\'): a database host that does not answer (packets dropped) fails requests with 503 service_unavailable and /readyz with 503 after this long, instead of after minutes. Waiting for a free connection of a busy pool is not bounded by it.', '5000'),
+  WAGERLINE_DB_KEEPALIVE_MS: setting(integer(1000, 7200000), 'Idle time after which a database connection (the pool\'s, the migrations\', the LISTEN connections\') is probed by TCP keepalive, then every second, 10 times: a connection to a host that fell silent (packets dropped) is dropped about 10 s after this instead of after hours, and the next query opens a new one.', '10000'),
+  WAGERLINE_DB_QUERY_TIMEOUT_MS: setting(offOr(QUERY_TIMEOUT_FLOOR_MS, 3600000), 'serve only: longest wait for the answer to one statement on the pool. Past it the request fails with 503 service_unavailable and the connection is dropped, instead of waiting up to ~15 minutes for the operating system when the host fell silent while the statement was on its way. It does not stop the statement on the server, so it is kept above every statement\'s own bound (at least 125000: reports run up to 120 s); 0: off.', '180000'),
   WAGERLINE_DATA_DIR: setting(text, 'Directory for the embedded database and the generated secret key.', '.wagerline'),
   WAGERLINE_EMBEDDED_PG_PORT: setting(integer(1, 65535), 'Port of the embedded PostgreSQL (only when DATABASE_URL is unset).', '54329'),
   WAGERLINE_SECRET_KEY: setting(secretKey, 'Key (base64, 32 bytes) that encrypts stored secrets (token signing keys, wallet credentials) and signs page cursors. Unset: generated once into WAGERLINE_DATA_DIR/secret.key. Every process on one database needs the same key.'),

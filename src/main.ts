@@ -65,6 +65,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     log,
     registry,
     events: (message, fields) => app?.log.warn({ module: 'wallet', ...fields }, message),
+    queryTimeoutMs: config.WAGERLINE_DB_QUERY_TIMEOUT_MS,
     ...(shutdown && { stop: shutdown.requested, cancel: shutdown.deadline }),
   });
   const { services } = runtime;

@@ -31,6 +31,8 @@ export interface RuntimeOptions {
   stop?: AbortSignal;
   /** serve's shutdown deadline: the migration in progress is rolled back (MigrationCancelled). */
   cancel?: AbortSignal;
+  /** Bound on each statement of the pool (serve's WAGERLINE_DB_QUERY_TIMEOUT_MS; CLI commands have none). */
+  queryTimeoutMs?: number;
 }
 
 /** A stop asked while the runtime opened: nothing was left running; `pending` migrations wait for the next start. */
@@ -42,10 +44,10 @@ export class StartupStopped extends Error {
 
 export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const log = options.log ?? silentLogger;
-  const database = await openDatabase(config, log);
+  const database = await openDatabase(config, log, { ...(options.queryTimeoutMs !== undefined && { queryTimeoutMs: options.queryTimeoutMs }) });
   try {
     const { applied, pending } = await migrate(database.url, log, {
-      connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS,
+      connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS, keepAliveMs: config.WAGERLINE_DB_KEEPALIVE_MS,
       ...(options.stop && { stop: options.stop }), ...(options.cancel && { cancel: options.cancel }),
     });
     if (options.stop?.aborted) throw new StartupStopped(applied, pending);

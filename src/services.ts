@@ -75,7 +75,7 @@ export function createServices(deps: ServiceDeps) {
     + config.WAGERLINE_WALLET_PLACEMENT_WINDOW_MS + config.WAGERLINE_WALLET_LEASE_MS;
   // Live bet updates: one LISTEN connection per process (opened by serve, or by the first subscriber).
   const betUpdates = createBetUpdates({ ...(deps.listenUrl && { listenUrl: deps.listenUrl }), connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS,
-    ...(deps.log && { log: deps.log }) });
+    keepAliveMs: config.WAGERLINE_DB_KEEPALIVE_MS, ...(deps.log && { log: deps.log }) });
   // One gauge per registry: tests build several services on one registry.
   if (deps.registry && !deps.registry.getSingleMetric('bet_update_subscribers')) {
     new Gauge({

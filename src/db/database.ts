@@ -13,8 +13,8 @@ export interface Database {
   close(): Promise<void>;
 }
 
-async function ensureDatabase(serverUrl: string, name: string, connectTimeoutMs: number): Promise<string> {
-  const client = new pg.Client(clientOptions(serverUrl, 'wagerline', connectTimeoutMs));
+async function ensureDatabase(serverUrl: string, name: string, connectTimeoutMs: number, keepAliveMs: number): Promise<string> {
+  const client = new pg.Client(clientOptions(serverUrl, 'wagerline', connectTimeoutMs, keepAliveMs));
   await connectClient(client, connectTimeoutMs);
   try {
     const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -32,16 +32,23 @@ async function ensureDatabase(serverUrl: string, name: string, connectTimeoutMs:
   return url.toString();
 }
 
-export async function openDatabase(config: Config, log: Logger = silentLogger): Promise<Database> {
+export interface OpenOptions {
+  /** Bound on each statement of the pool (serve's WAGERLINE_DB_QUERY_TIMEOUT_MS); none when absent. */
+  queryTimeoutMs?: number;
+}
+
+export async function openDatabase(config: Config, log: Logger = silentLogger, options: OpenOptions = {}): Promise<Database> {
   const connectTimeoutMs = config.WAGERLINE_DB_CONNECT_TIMEOUT_MS;
+  const keepAliveMs = config.WAGERLINE_DB_KEEPALIVE_MS;
+  const bounds = { connectTimeoutMs, keepAliveMs, ...(options.queryTimeoutMs !== undefined && { queryTimeoutMs: options.queryTimeoutMs }) };
   if (config.DATABASE_URL) {
-    const pool = createPool(config.DATABASE_URL, 10, { connectTimeoutMs });
+    const pool = createPool(config.DATABASE_URL, 10, bounds);
     return { url: config.DATABASE_URL, pool, close: () => pool.end() };
   }
   const embedded = await startEmbedded(config.WAGERLINE_DATA_DIR, config.WAGERLINE_EMBEDDED_PG_PORT, log);
-  const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE, connectTimeoutMs);
+  const url = await ensureDatabase(embedded.url, EMBEDDED_DATABASE, connectTimeoutMs, keepAliveMs);
   // Idle connections kept: the process that started the server sees this one and leaves it running.
-  const pool = createPool(url, 10, { keepIdle: true, connectTimeoutMs });
+  const pool = createPool(url, 10, { keepIdle: true, ...bounds });
   return {
     url,
     pool,

@@ -23,6 +23,8 @@ export interface MigrateResult {
 export interface MigrateOptions {
   /** Bound on opening the connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
+  /** Idle time before the connection is probed (WAGERLINE_DB_KEEPALIVE_MS). */
+  keepAliveMs?: number;
   /** Once aborted, no further migration starts; the one in progress commits. */
   stop?: AbortSignal;
   /** Once aborted, the migration in progress is cancelled (rolled back): migrate rejects with MigrationCancelled. */
@@ -41,7 +43,7 @@ export async function migrate(databaseUrl: string, log: Logger = silentLogger, o
   // to shut, so a database dropped right after migrating could kill a connection nobody listens to.
   // Ending it also rolls back a migration whose statement failed (the runner leaves it open).
   const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-  const client = new pg.Client(clientOptions(databaseUrl, 'wagerline-migrate', connectTimeoutMs));
+  const client = new pg.Client(clientOptions(databaseUrl, 'wagerline-migrate', connectTimeoutMs, options.keepAliveMs));
   client.on('error', () => undefined);
   await connectClient(client, connectTimeoutMs);
   const applied: string[] = [];

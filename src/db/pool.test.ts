@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
+import net from 'node:net';
 import { after, before, test } from 'node:test';
+import pg from 'pg';
 import { silentServer } from '../../test/helpers/db-proxy.ts';
 import { freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
 import { freePort } from '../../test/helpers/net.ts';
-import { createPool, withTransaction } from './pool.ts';
+import { toAppError } from '../http/problem.ts';
+import { clientOptions, createPool, withTransaction, type DatabaseUnavailable } from './pool.ts';
 
 let db: TestDatabase;
 before(async () => {
@@ -75,4 +78,47 @@ test('a refused connection is service_unavailable too; a failing statement keeps
     await refused.end();
   }
   await assert.rejects(db.pool.query('SELECT 1/0'), (error: { code?: string }) => error.code === '22012');
+});
+
+test('every connection of ours is probed by TCP keepalive once idle for keepAliveMs (a silent host is found out)', async () => {
+  const calls: Array<[boolean | undefined, number | undefined]> = [];
+  const original = net.Socket.prototype.setKeepAlive;
+  net.Socket.prototype.setKeepAlive = function (this: net.Socket, enable?: boolean, delay?: number) {
+    calls.push([enable, delay]);
+    return original.call(this, enable, delay);
+  };
+  const pool = createPool(db.url, 1, { keepAliveMs: 4321 });
+  const client = new pg.Client(clientOptions(db.url, 'keepalive test', 1000, 1234));
+  try {
+    await pool.query('SELECT 1');
+    assert.deepEqual(calls, [[true, 4321]], 'the pool\'s connection');
+    await client.connect();
+    assert.deepEqual(calls, [[true, 4321], [true, 1234]], 'a connection of its own (migrations, LISTEN)');
+  } finally {
+    net.Socket.prototype.setKeepAlive = original;
+    await client.end();
+    await pool.end();
+  }
+});
+
+test('a statement past queryTimeoutMs is service_unavailable, and its connection is dropped, not handed to the next caller', { timeout: 30_000 }, async () => {
+  const pool = createPool(db.url, 1, { queryTimeoutMs: 300 });
+  const holder = await db.pool.connect();
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE');
+    const started = Date.now();
+    const error = await withTransaction(pool, (tx) => tx.query('SELECT count(*) FROM tenants')).then(() => undefined, (e: unknown) => e);
+    assert.ok(Date.now() - started < 2000, 'no ROLLBACK waited behind the statement');
+    assert.deepEqual([toAppError(error).status, toAppError(error).code], [503, 'service_unavailable'], String(error));
+    assert.match(String((toAppError(error) as DatabaseUnavailable).reason), /WAGERLINE_DB_QUERY_TIMEOUT_MS/);
+    // The pool's only connection still waits for the lock: reused, this would wait behind it.
+    const { rows } = await pool.query('SELECT 2 AS n');
+    assert.equal(rows[0].n, 2);
+    await assert.rejects(pool.query('SELECT count(*) FROM tenants'), (e: unknown) => toAppError(e).status === 503);
+  } finally {
+    await holder.query('ROLLBACK');
+    holder.release();
+    await pool.end();
+  }
 });

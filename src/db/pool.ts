@@ -14,6 +14,13 @@ pg.types.setTypeParser(20, (value) => value);
 export const DEFAULT_CONNECT_TIMEOUT_MS = 5000;
 
 /**
+ * Idle time after which a connection is probed when no setting says (WAGERLINE_DB_KEEPALIVE_MS).
+ * Node then probes every second, 10 times (socket.setKeepAlive), so a connection to a host that
+ * fell silent is dropped about 10 s after this instead of after the system's two hours.
+ */
+export const DEFAULT_KEEPALIVE_MS = 10000;
+
+/**
  * The database could not be had: a connection refused, reset, or not answered within the connect
  * timeout (a host that drops packets would otherwise hold the caller for minutes). An AppError, so
  * that every answer is a clean 503 `service_unavailable`; `reason` says why, for the logs only
@@ -54,25 +61,44 @@ export function connectError(error: unknown, connectTimeoutMs: number): unknown 
   return new DatabaseUnavailable(reason, timedOut, error);
 }
 
+/** pg's error of a statement not answered within the client's query_timeout (client.js). */
+function isQueryTimeout(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === undefined && error.message === 'Query read timeout';
+}
+
+/**
+ * The socket's errors of an open connection: reset, or given up by the system (ETIMEDOUT: no answer
+ * to the keepalive probes or to retransmissions; EHOSTUNREACH/ENETUNREACH: the route is gone).
+ */
+const SOCKET_LOST = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 /**
  * A query's error when its connection was lost under it, as DatabaseUnavailable (a 503 the client
  * may retry, as for a failed connect; not an internal error logged with a stack): the server ended
- * the session (57P01 administrator command, 57P02 crash of another backend, class 08), or the
- * socket closed or was reset (pg's "Connection terminated…", ECONNRESET). Undefined otherwise.
+ * the session (57P01 administrator command, 57P02 crash of another backend, class 08), the
+ * socket closed or failed (pg's "Connection terminated…", SOCKET_LOST), or no answer came
+ * within the pool's query timeout (a host fallen silent). Undefined otherwise.
  */
 export function connectionLost(error: unknown): DatabaseUnavailable | undefined {
   if (error instanceof DatabaseUnavailable) return error;
+  if (isQueryTimeout(error)) return new DatabaseUnavailable('no answer to a statement within WAGERLINE_DB_QUERY_TIMEOUT_MS', true, error);
   const e = error as { code?: unknown; message?: unknown; severity?: unknown } | null;
   if (!e || typeof e !== 'object') return undefined;
   const code = typeof e.code === 'string' ? e.code : '';
-  const lost = code.startsWith('08') || code === '57P01' || code === '57P02' || code === 'ECONNRESET'
-    || (e.severity === undefined && typeof e.message === 'string' && e.message.startsWith('Connection terminated'));
+  const lost = code.startsWith('08') || code === '57P01' || code === '57P02'
+    || (e.severity === undefined && (SOCKET_LOST.has(code) || (typeof e.message === 'string' && e.message.startsWith('Connection terminated'))));
   return lost ? new DatabaseUnavailable(`the connection was lost: ${String(e.message ?? code)}`, false, error) : undefined;
 }
 
-/** Options of a pg.Client of ours: its connect bounded by `connectTimeoutMs`. */
-export function clientOptions(connectionString: string, applicationName: string, connectTimeoutMs: number): pg.ClientConfig {
-  return { connectionString, application_name: applicationName, connectionTimeoutMillis: connectTimeoutMs };
+/** What bounds a connection's connect and its silence: TCP keepalive after `keepAliveMs` idle. */
+function bounds(connectTimeoutMs: number, keepAliveMs: number): pg.ClientConfig {
+  return { connectionTimeoutMillis: connectTimeoutMs, keepAlive: true, keepAliveInitialDelayMillis: keepAliveMs };
+}
+
+/** Options of a pg.Client of ours: its connect bounded by `connectTimeoutMs`, probed once idle `keepAliveMs`. */
+export function clientOptions(connectionString: string, applicationName: string, connectTimeoutMs: number,
+  keepAliveMs = DEFAULT_KEEPALIVE_MS): pg.ClientConfig {
+  return { connectionString, application_name: applicationName, ...bounds(connectTimeoutMs, keepAliveMs) };
 }
 
 /** Connects a client of ours; a database out of reach rejects with DatabaseUnavailable. */
@@ -86,23 +112,34 @@ export async function connectClient(client: pg.Client, connectTimeoutMs: number)
   }
 }
 
+interface Bounds {
+  connectTimeoutMs: number;
+  keepAliveMs: number;
+  /** pg's query_timeout: 0 for none. */
+  queryTimeoutMs: number;
+}
+
 /**
  * A pool whose connect, and so every query and transaction, fails with DatabaseUnavailable when
- * the database is out of reach. Only opening a connection is bounded: each client gets pg's
+ * the database is out of reach. Opening a connection is bounded: each client gets pg's
  * connectionTimeoutMillis. Given to the pool itself, it would also fail a request that waits that
  * long for a free connection of a busy pool, which under load would reject placements the wallet
- * has already reserved for.
+ * has already reserved for. Each connection is probed by TCP keepalive once idle, and with
+ * `queryTimeoutMs` each statement is bounded on the client's side (pg's query_timeout).
  */
 class BoundedPool extends pg.Pool {
-  constructor(options: pg.PoolConfig, private readonly connectTimeoutMs: number) {
+  private readonly connectTimeoutMs: number;
+
+  constructor(options: pg.PoolConfig, { connectTimeoutMs, keepAliveMs, queryTimeoutMs }: Bounds) {
     super({
       ...options,
       Client: class extends pg.Client {
         constructor(config?: pg.ClientConfig) {
-          super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+          super({ ...config, ...bounds(connectTimeoutMs, keepAliveMs), ...(queryTimeoutMs > 0 && { query_timeout: queryTimeoutMs }) });
         }
       },
     });
+    this.connectTimeoutMs = connectTimeoutMs;
   }
 
   override connect(): Promise<pg.PoolClient>;
@@ -124,11 +161,22 @@ export interface PoolOptions {
   keepIdle?: boolean;
   /** Bound on opening one connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
+  /** Idle time before a connection is probed (WAGERLINE_DB_KEEPALIVE_MS). */
+  keepAliveMs?: number;
+  /**
+   * Bound on waiting for the answer to one statement (WAGERLINE_DB_QUERY_TIMEOUT_MS; none when
+   * unset or 0). Past it the statement fails with DatabaseUnavailable and its connection is
+   * dropped; the server is not asked to stop it, so it must exceed every statement's own bound.
+   */
+  queryTimeoutMs?: number;
 }
 
 export function createPool(connectionString: string, max = 10, options: PoolOptions = {}): Pool {
-  const pool = new BoundedPool({ connectionString, max, application_name: 'wagerline', ...(options.keepIdle && { idleTimeoutMillis: 0 }) },
-    options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+  const pool = new BoundedPool({ connectionString, max, application_name: 'wagerline', ...(options.keepIdle && { idleTimeoutMillis: 0 }) }, {
+    connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    keepAliveMs: options.keepAliveMs ?? DEFAULT_KEEPALIVE_MS,
+    queryTimeoutMs: options.queryTimeoutMs ?? 0,
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return pool;
@@ -164,6 +212,9 @@ export async function withTransaction<T>(
   if (options.lockTimeoutMs !== undefined && !(options.lockTimeoutMs >= 1)) throw new TypeError('withTransaction: lockTimeoutMs must be 1 or more');
   for (let attempt = 1; ; attempt++) {
     const client = await pool.connect();
+    // A statement past the query timeout is still running on the connection (or lost in the
+    // network): the client is dropped, never handed to the next caller to queue behind it.
+    let broken: Error | undefined;
     // A connection lost while checked out (server restart, killed backend) fails the running query
     // and then makes the client emit 'error'. pg-pool listens only while a client is idle, and an
     // unheard 'error' would crash the process; the failed query already reports the problem, and
@@ -182,12 +233,15 @@ export async function withTransaction<T>(
       if (committed.command !== 'COMMIT') throw new Error(`the transaction was rolled back at COMMIT (${committed.command})`);
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
+      // No ROLLBACK after a timeout: it would wait behind the statement, as long again. Dropping
+      // the connection rolls the transaction back once the server notices.
+      if (isQueryTimeout(error)) broken = error as Error;
+      else await client.query('ROLLBACK').catch((failed: unknown) => { if (isQueryTimeout(failed)) broken = failed as Error; });
       const code = (error as { code?: string }).code;
       if (attempt >= attempts || !code || !RETRYABLE.has(code)) throw error;
     } finally {
       client.removeListener('error', ignoreLostConnection);
-      client.release();
+      client.release(broken);
     }
     await new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
   }

@@ -30,6 +30,8 @@ export interface BetUpdatesDeps {
   retryMs?: number;
   /** Bound on opening the listening connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
+  /** Idle time before the listening connection is probed (WAGERLINE_DB_KEEPALIVE_MS). */
+  keepAliveMs?: number;
   /** Updates a subscriber may have waiting before it is ended as too slow. */
   maxQueue?: number;
   log?: (message: string, fields?: Record<string, unknown>) => void;
@@ -92,7 +94,7 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
 
   async function connect(url: string): Promise<pg.Client> {
     const connectTimeoutMs = deps.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const next = new pg.Client(clientOptions(url, 'wagerline bet updates', connectTimeoutMs));
+    const next = new pg.Client(clientOptions(url, 'wagerline bet updates', connectTimeoutMs, deps.keepAliveMs));
     next.on('error', (error) => {
       log('bet updates: the listening connection failed; reconnecting', { err: String(error) });
       if (client === next) {

@@ -14,8 +14,11 @@ const DAY_MS = 86_400_000;
  * year 0 but PostgreSQL has no year 0, so an unbounded date would reach the query and fail there.
  */
 const MIN_YEAR = 1900;
-/** A report query taking longer is cancelled (57014 → a 500 logged): a bound on what one request may cost the database. */
-const REPORT_TIMEOUT_MS = 120_000;
+/**
+ * A report query taking longer is cancelled (57014 → a 500 logged): a bound on what one request may
+ * cost the database. serve's client-side bound (WAGERLINE_DB_QUERY_TIMEOUT_MS) stays above it.
+ */
+export const REPORT_TIMEOUT_MS = 120_000;
 
 export interface TurnoverQuery {
   from?: string;

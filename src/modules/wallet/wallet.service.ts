@@ -24,7 +24,7 @@ export type { OpenGroup } from './delivery/reserve.ts';
 
 export type WalletSettings = Pick<Config,
   'WAGERLINE_WALLET_TIMEOUT_MS' | 'WAGERLINE_WALLET_LEASE_MS' | 'WAGERLINE_WALLET_POLL_MS' | 'WAGERLINE_WALLET_RESERVE_RETRIES'>
-  & Partial<Pick<Config, 'WAGERLINE_WALLET_PLACEMENT_WINDOW_MS' | 'WAGERLINE_PRIVATE_NETWORK' | 'WAGERLINE_DB_CONNECT_TIMEOUT_MS'>>;
+  & Partial<Pick<Config, 'WAGERLINE_WALLET_PLACEMENT_WINDOW_MS' | 'WAGERLINE_PRIVATE_NETWORK' | 'WAGERLINE_DB_CONNECT_TIMEOUT_MS' | 'WAGERLINE_DB_KEEPALIVE_MS'>>;
 
 export interface WalletServiceDeps {
   db: Pool;
@@ -84,6 +84,7 @@ export function createWalletService(deps: WalletServiceDeps) {
         pollMs: config.WAGERLINE_WALLET_POLL_MS,
         ...(options.listen !== false && deps.listenUrl && { listenUrl: deps.listenUrl }),
         ...(config.WAGERLINE_DB_CONNECT_TIMEOUT_MS && { connectTimeoutMs: config.WAGERLINE_DB_CONNECT_TIMEOUT_MS }),
+        ...(config.WAGERLINE_DB_KEEPALIVE_MS && { keepAliveMs: config.WAGERLINE_DB_KEEPALIVE_MS }),
         ...(options.batch && { batch: options.batch }),
         ...(deps.log && { log: deps.log }),
       });

@@ -9,6 +9,8 @@ export interface CallListenerOptions {
   retryMs: number;
   /** Bound on opening the connection: one to a silent host is given up and tried again. */
   connectTimeoutMs?: number;
+  /** Idle time before the connection is probed: a silent host's connection is given up and opened again. */
+  keepAliveMs?: number;
   /** False once the worker stops: no more retries, no more notifications passed on. */
   running: () => boolean;
   onTenant: (tenantId: string) => void;
@@ -26,7 +28,7 @@ export function createCallListener(options: CallListenerOptions) {
       setTimeout(() => void listen().catch(() => undefined), options.retryMs).unref();
     };
     const connectTimeoutMs = options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS;
-    const client = new pg.Client(clientOptions(options.url, 'wagerline wallet worker', connectTimeoutMs));
+    const client = new pg.Client(clientOptions(options.url, 'wagerline wallet worker', connectTimeoutMs, options.keepAliveMs));
     client.on('error', (error) => {
       if (current === client) current = undefined;
       options.log('wallet worker: the listening connection failed; reconnecting', { err: String(error) });

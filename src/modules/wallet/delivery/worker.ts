@@ -32,6 +32,8 @@ export interface WalletWorkerOptions {
   listenUrl?: string;
   /** Bound on opening the LISTEN connection (WAGERLINE_DB_CONNECT_TIMEOUT_MS). */
   connectTimeoutMs?: number;
+  /** Idle time before the LISTEN connection is probed (WAGERLINE_DB_KEEPALIVE_MS). */
+  keepAliveMs?: number;
   /** Most calls claimed by one statement. */
   batch?: number;
   metrics?: WalletMetrics;
@@ -62,7 +64,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
   let ticking: Promise<void> | undefined;
   let timers: NodeJS.Timeout[] = [];
   const listener = options.listenUrl ? createCallListener({
-    url: options.listenUrl, retryMs: pollMs, ...(options.connectTimeoutMs && { connectTimeoutMs: options.connectTimeoutMs }), running: () => running, log,
+    url: options.listenUrl, retryMs: pollMs, ...(options.connectTimeoutMs && { connectTimeoutMs: options.connectTimeoutMs }),
+    ...(options.keepAliveMs && { keepAliveMs: options.keepAliveMs }), running: () => running, log,
     onTenant: (tenantId) => {
       if (!tenants.known(tenantId)) void refreshConfigs().then(() => pump(tenantId)).catch(onPumpError);
       else void pump(tenantId).catch(onPumpError);
