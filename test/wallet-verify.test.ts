@@ -123,6 +123,14 @@ test('a URL carrying a user name or password is refused without echoing it, and 
   assert.deepEqual((await saved()).filter((r) => r.url.includes('s3cret')), []);
 });
 
+test('a value that is not a URL is quoted without its user info or query values', async () => {
+  await assert.rejects(services.wallet.setWallet({ ...credentials('https://ops:s3cret-pw@wallet example.com/api?api_key=k3y'), verify: false }), (error: Error & { code?: string }) => {
+    assert.equal(error.code, 'bad_request');
+    assert.equal(error.message, '--url "https://[Redacted]@wallet example.com/api?api_key=[Redacted]" is not a URL (expected e.g. https://wallet.example.com/api)');
+    return true;
+  });
+});
+
 // fetch() refuses the WHATWG "bad ports"; the delivery (an undici Pool) reaches a wallet there, so
 // the check must too. Several candidates: another process (or test file) may hold one.
 const BAD_PORTS = [10080, 6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 5060, 5061, 4190, 4045, 3659, 2049];

@@ -11,7 +11,7 @@ import { createUserJwtVerifier, LEEWAY_SECONDS, type JwtTenant } from './user-jw
 import { takesBetsIn } from '../../racing/currencies.ts';
 import { isUuid } from '../../racing/values.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../net/private-network.ts';
-import { redactQuery } from '../../net/redact-url.ts';
+import { redactUrlCredentials } from '../../net/redact-url.ts';
 
 export type UserAuthMode = 'jwt' | 'custom';
 
@@ -86,7 +86,7 @@ function checkJwksUrl(raw: unknown): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw bad(`--jwks-url "${redactQuery(raw)}" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)`);
+    throw bad(`--jwks-url "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--jwks-url must use https:// (or http:// for a local JWKS), got "${url.protocol}"`);
   if (url.username || url.password) throw bad('--jwks-url must not carry credentials');

@@ -5,7 +5,7 @@
 import { createRemoteJWKSet, customFetch, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
 import { AppError } from '../../errors.ts';
 import { publicOnlyFetch } from '../../net/private-network.ts';
-import { redactQuery } from '../../net/redact-url.ts';
+import { redactUrlCredentials } from '../../net/redact-url.ts';
 import { unauthenticated } from './user-auth.headers.ts';
 import { isUuid } from '../../racing/values.ts';
 import { createVerifiedTokenCache } from './verified-tokens.ts';
@@ -138,7 +138,7 @@ export function createUserJwtVerifier(options: JwtVerifierOptions) {
       } catch (error) {
         if (error instanceof errors.JWKSNoMatchingKey || error instanceof errors.JWKSMultipleMatchingKeys) throw error;
         // The URL's query may hold the identity provider's credential: never logged as it is.
-        const url = redactQuery(tenant.jwksUrl);
+        const url = redactUrlCredentials(tenant.jwksUrl);
         const err = String(error).replaceAll(tenant.jwksUrl, url);
         options.log?.('tenant JWKS unavailable: check its jwks_url', { module: 'user-auth', tenant: tenant.tenantId, jwks_url: url, err });
         throw new KeySetUnavailable('JWKS unavailable', { cause: error });

@@ -122,10 +122,13 @@ test('bad arguments are one-line errors with a non-zero exit', async () => {
   assert.equal((await runCli(['wallet-check', '--url', 'http://127.0.0.1:1', '--client-id', 'a', '--client-secret', 'b', '--timeout-ms', '2147483648'], {})).code, 2);
   // tenant set-wallet's rules: the paths are appended to the URL, credentials have options of their own.
   for (const [url, why] of [['http://127.0.0.1:1/api?x=1', /query string or fragment/], ['http://127.0.0.1:1/api#top', /query string or fragment/],
-    ['http://127.0.0.1:1/api?', /query string or fragment/], ['http://user:pw@127.0.0.1:1', /user name or password/]] as const) {
+    ['http://127.0.0.1:1/api?', /query string or fragment/], ['http://user:pw@127.0.0.1:1', /user name or password/],
+    // Not a URL: quoted without what may be its credentials.
+    ['http://user:s3cret@wallet example.com/api?key=k3y', /"http:\/\/\[Redacted\]@wallet example\.com\/api\?key=\[Redacted\]" is not a URL/]] as const) {
     const run = await runCli(['wallet-check', '--url', url, '--client-id', 'a', '--client-secret', 'b'], {});
     assert.deepEqual([run.code, run.stdout], [2, ''], url);
     assert.match(run.stderr, why);
+    assert.doesNotMatch(run.stderr, /s3cret|k3y/);
   }
 });
 

@@ -8,6 +8,7 @@ import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
 import { platformDefault, publicOnly, requirePublicHost } from '../../../net/private-network.ts';
+import { redactUrlCredentials } from '../../../net/redact-url.ts';
 import { verifyWallet } from './verify-wallet.ts';
 import { characters } from '../../../http/text-rules.ts';
 import * as q from './wallet-config.queries.ts';
@@ -60,7 +61,8 @@ export function checkWalletUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch {
-    throw bad(`--url "${raw}" is not a URL (expected e.g. https://wallet.example.com/api)`);
+    // Quoted without what may be a credential: the refusal is printed, answered and logged.
+    throw bad(`--url "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://wallet.example.com/api)`);
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--url must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
   // A bare "?" or "#" leaves search and hash empty, and would still end up in every path.
