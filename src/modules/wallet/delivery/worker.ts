@@ -7,19 +7,18 @@
 import { randomUUID } from 'node:crypto';
 import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
-import { withTransaction, type Pool, type Queryable } from '../../../db/pool.ts';
-import { buildBody, type Operation } from '../../../wallet-protocol/operations.ts';
+import { withTransaction, type Pool } from '../../../db/pool.ts';
 import type { Attempt, WalletEndpoint, WalletHttp } from './http-client.ts';
 import { createWalletTenants, type TenantState } from './tenant-endpoints.ts';
 import type { WalletMetrics } from './metrics.ts';
 import * as oq from '../outbox/outbox.queries.ts';
 import { rescueOrphanedReserves } from './reserve-release.ts';
-import { notSendable, roundOutcome, type RoundOutcome } from './outcome.ts';
-import { deliverRequeuedReserve } from '../outbox/placement.queries.ts';
+import { roundOutcome } from './outcome.ts';
 import { leasingSender } from './direct-send.ts';
 import { batchedWrites } from './batched-writes.ts';
-import { openReserveToken } from './reserve-token.ts';
 import { claimCurrent } from './claim.ts';
+import { requestOf, writeRounds, type Done } from './round-io.ts';
+import { renewLeases, type Sending } from './lease-renewal.ts';
 
 export interface WalletWorkerOptions {
   db: Pool;
@@ -39,12 +38,6 @@ export interface WalletWorkerOptions {
   metrics?: WalletMetrics;
   log?: (message: string, fields?: Record<string, unknown>) => void;
 }
-
-/** A call's round, and for a call sent at commit (direct-send.ts) the tenant's claims counted when it was leased. */
-type Done = RoundOutcome & { row: oq.CallRow; claimsBefore?: number };
-
-/** A call this process is sending: its lease as last confirmed, and how to abandon it. */
-type Sending = { tenant_id: string; transaction_id: string; owner: string; leaseUntil: number; stop: AbortController };
 
 export function createWalletWorker(options: WalletWorkerOptions) {
   const { db, box, http, leaseMs, pollMs, metrics } = options;
@@ -137,27 +130,8 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     deliveries.add(p);
   }
 
-  /**
-   * The call's request, or the attempt that records why it cannot be sent: its user token sealed
-   * under another WAGERLINE_SECRET_KEY, or not this row's own (reserve-token.ts). Such a call is
-   * parked for an operator (outcome.ts) rather than failing here again after every lease, for ever.
-   */
-  function requestOf(row: oq.CallRow): string | Attempt {
-    let token: string | undefined;
-    try {
-      token = row.secret_enc ? openReserveToken(box, { ...row, secret_enc: row.secret_enc }) : undefined;
-    } catch {
-      return notSendable(clock(), 'the user\'s token cannot be opened with this WAGERLINE_SECRET_KEY for this call '
-        + '(it was sealed under another key, or for another call, bet, user or tenant)');
-    }
-    return buildBody({
-      op: row.op as Operation, transactionId: row.transaction_id, betId: row.bet_id, userId: row.user_id, bonusFlag: row.bonus_flag,
-      amount: row.amount, extra: row.extra, ...(token !== undefined && { token }),
-    }, row.amount_unit);
-  }
-
   async function deliver(endpoint: WalletEndpoint, row: oq.CallRow, owner: string, stop: AbortSignal, claimsBefore?: number): Promise<void> {
-    const request = requestOf(row);
+    const request = requestOf(box, clock, row);
     if (typeof request !== 'string') return recorded(row, owner, claimsBefore, [request], stop);
     const sent = await http.send(endpoint, row.op, request, row.transaction_id, stop);
     return recorded(row, owner, claimsBefore, sent, stop);
@@ -175,30 +149,12 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     await writes.add({ row, claimsBefore, ...roundOutcome(row, owner, workerId, sent, clock()) });
   }
 
-  /** Writes one batch of outcomes: the calls moved ("tenant/transaction"), each with whether a later call of its bet waits. */
-  async function write(q: Queryable, done: Done[]): Promise<Map<string, boolean>> {
-    const rows = await oq.complete(q, done.map((d) => d.result), done.flatMap((d) => d.attempts));
-    const moved = new Map(rows.map((m) => [`${m.tenant_id}/${m.transaction_id}`, m.next_waiting === true]));
-    for (const d of done) {
-      const key = `${d.row.tenant_id}/${d.row.transaction_id}`;
-      if (d.refused && d.row.op === 'reserve' && moved.has(key)) {
-        await oq.skipConditionalCalls(q, d.row.tenant_id, d.row.bet_id, d.row.seq, clock());
-      }
-      // A success heard after the lease ran out: a reserve the rescue requeued, with a refund behind
-      // it, and not asked again yet gets it, so the refund goes out (as placement does, reserve.ts).
-      if (d.row.op === 'reserve' && d.result.status === 'delivered' && !moved.has(key)) {
-        await deliverRequeuedReserve(q, { ...d.result, attempts: d.attempts.length }); // it adds this round's asks to the row's count
-      }
-    }
-    return moved;
-  }
-
   async function record(done: Done[]): Promise<void> {
     // A refused reserve and the skipping of its conditional refund commit together: otherwise
     // another worker could claim the refund in between and send it (spec 3 forbids a refundBet
     // without a successful reservation).
     const refusedReserve = done.some((d) => d.refused && d.row.op === 'reserve');
-    const moved = refusedReserve ? await withTransaction(db, (tx) => write(tx, done)) : await write(db, done);
+    const moved = refusedReserve ? await withTransaction(db, (tx) => writeRounds(tx, done, clock)) : await writeRounds(db, done, clock);
     // Claim again where a call may have become claimable that no claim took: after a claimed call,
     // always (its slot is free again); after one sent at commit, when a later call of its bet is
     // open, when calls were left for a slot, or when a claim ran while it was leased (that claim
@@ -230,28 +186,6 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     return ticking;
   }
 
-  /**
-   * Extends the leases of the calls in flight. A call whose lease was taken over, or could run out
-   * before the next renewal (the database did not answer the last ones), is abandoned at once:
-   * past its lease another process may claim it, and a call must never be in flight twice.
-   */
-  function renew(): void {
-    const now = clock().getTime();
-    const keep: Sending[] = [];
-    for (const s of inFlight.values()) {
-      if (s.leaseUntil - now <= renewEveryMs) s.stop.abort('lease about to run out: it could not be renewed');
-      else keep.push(s);
-    }
-    if (!keep.length) return;
-    const until = now + leaseMs;
-    void oq.renewLeases(db, keep, new Date(until)).then((renewed) => {
-      for (const s of keep) {
-        if (renewed.has(`${s.tenant_id}/${s.transaction_id}/${s.owner}`)) s.leaseUntil = until;
-        else if (inFlight.get(`${s.tenant_id}/${s.transaction_id}`) === s) s.stop.abort('lease lost: another sender took the call over');
-      }
-    }).catch(onPumpError);
-  }
-
   /** Waits until nothing is being claimed, sent or recorded. */
   async function idle(): Promise<void> {
     while (deliveries.size || writes.flushing() || tenants.states().some((t) => t.claiming)) {
@@ -269,7 +203,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       if (stopped) return; // stop() was called meanwhile
       timers = [
         setInterval(() => void tick().catch(onPumpError), pollMs),
-        setInterval(renew, renewEveryMs),
+        setInterval(() => renewLeases({ db, clock, leaseMs, renewEveryMs, inFlight, onError: onPumpError }), renewEveryMs),
       ];
       void tick().catch(onPumpError);
     },
