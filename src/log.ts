@@ -21,3 +21,33 @@ export function createLogger(level: Config['LOG_LEVEL']): Logger {
 const nothing = () => undefined;
 /** Drops everything: tests, and tools that print nothing but their result. */
 export const silentLogger: Logger = { debug: nothing, info: nothing, warn: nothing, error: nothing, fatal: nothing };
+
+/** How background work (the wallet worker, settlement) reports: a warning unless `level` says info. */
+export type EventLog = (message: string, fields?: Record<string, unknown>, level?: 'warn' | 'info') => void;
+
+/** An EventLog into `logger` (read at each line: serve's app logger exists only once it is built). */
+export function eventLog(logger: () => Logger | undefined, module: string): EventLog {
+  return (message, fields, level = 'warn') => logger()?.[level]({ module, ...fields }, message);
+}
+
+/**
+ * For work that fails the same way on every round while the database is away: the first failure
+ * is logged (warn, with the error's message, and the reason of an unreachable database), then
+ * nothing until a round succeeds, which logs the recovery (info, with how many rounds failed).
+ */
+export function failureChanges(log: EventLog, messages: { failed: string; recovered: string }) {
+  let failures = 0;
+  return {
+    failed(error: unknown): void {
+      if (failures++) return;
+      const e = error as { message?: unknown; reason?: unknown } | null;
+      const err = e instanceof Error ? e.message : String(error);
+      log(messages.failed, { err, ...(typeof e?.reason === 'string' && { reason: e.reason }) }, 'warn');
+    },
+    succeeded(): void {
+      if (!failures) return;
+      log(messages.recovered, { failures }, 'info');
+      failures = 0;
+    },
+  };
+}

@@ -13,7 +13,7 @@ import { DatabaseUnavailable } from './db/pool.ts';
 import { AppError } from './errors.ts';
 import { trackInFlight, type InFlight } from './http/in-flight.ts';
 import { createRegistry } from './http/metrics.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, eventLog, type Logger } from './log.ts';
 import { openRuntime, StartupStopped, type Runtime } from './runtime.ts';
 import { createShutdown, type Shutdown, type Stoppable } from './shutdown.ts';
 import { listenProblem } from './tools/listen.ts';
@@ -64,7 +64,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
   const runtime = await openRuntime(config, {
     log,
     registry,
-    events: (message, fields) => app?.log.warn({ module: 'wallet', ...fields }, message),
+    events: eventLog(() => app?.log, 'wallet'),
     queryTimeoutMs: config.WAGERLINE_DB_QUERY_TIMEOUT_MS,
     ...(shutdown && { stop: shutdown.requested, cancel: shutdown.deadline }),
   });

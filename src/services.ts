@@ -4,6 +4,7 @@
 // Each module receives the services it talks to as arguments (tokens read clients through the
 // tenants service, the wallet checks tenants through it too; frontend users read tenants too;
 // betting reports the bets it takes through the intake, which owns the reporting store).
+import type { EventLog } from './log.ts';
 import { Gauge, type Registry } from 'prom-client';
 import type { Config } from './config.ts';
 import type { SecretBox } from './crypto/secret-box.ts';
@@ -34,8 +35,8 @@ export interface ServiceDeps {
   /** The database URL the wallet worker and live bet updates LISTEN on; omit and the worker only
    *  polls, and subscriptions hear nothing of other processes. */
   listenUrl?: string;
-  /** Warnings of background work (the wallet worker), e.g. into the app's logger. */
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  /** Warnings (and recoveries) of background work (the wallet worker), e.g. into the app's logger. */
+  log?: EventLog;
   /** Frontend users' JWKS and configuration cache timings (tests shorten them). */
   userAuth?: Pick<UserAuthServiceDeps, 'jwksCooldownMs' | 'jwksTimeoutMs' | 'configTtlMs' | 'verifiedTokenTtlMs'>;
 }

@@ -1,7 +1,7 @@
 // tenant set-wallet; wallet calls | failed | retry | resolve | worker.
 import type { Command } from 'commander';
 import type { SetWalletInput } from '../../modules/wallet/config/wallet-config.service.ts';
-import { createLogger } from '../../log.ts';
+import { createLogger, eventLog } from '../../log.ts';
 import { openRuntime, type Runtime } from '../../runtime.ts';
 import { config, describeError, emit, fail, integer, uuid, withRuntime } from '../run.ts';
 
@@ -65,7 +65,7 @@ export function registerWalletCommands(program: Command, tenant: Command): void 
       try {
         const cfg = config();
         const log = createLogger(cfg.LOG_LEVEL);
-        const rt = await openRuntime(cfg, { log, events: (message, fields) => log.warn({ module: 'wallet', ...fields }, message) });
+        const rt = await openRuntime(cfg, { log, events: eventLog(() => log, 'wallet') });
         const worker = rt.services.wallet.createWorker();
         await worker.start();
         emit({ worker_id: worker.workerId, pid: process.pid });

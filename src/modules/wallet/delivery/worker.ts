@@ -5,6 +5,7 @@
 // Wake-ups: LISTEN wallet_calls (enqueue notifies at commit), after recorded batches (see record),
 // and a poll every WAGERLINE_WALLET_POLL_MS. It also sends placements' next calls (direct-send.ts).
 import { randomUUID } from 'node:crypto';
+import { failureChanges, type EventLog } from '../../../log.ts';
 import { createCallListener } from './call-listener.ts';
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import { withTransaction, type Pool } from '../../../db/pool.ts';
@@ -36,7 +37,7 @@ export interface WalletWorkerOptions {
   /** Most calls claimed by one statement. */
   batch?: number;
   metrics?: WalletMetrics;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: EventLog;
 }
 
 export function createWalletWorker(options: WalletWorkerOptions) {
@@ -169,8 +170,10 @@ export function createWalletWorker(options: WalletWorkerOptions) {
     if (running) for (const tenantId of claimable) void pump(tenantId).catch(onPumpError);
   }
 
+  // While the database is away every poll fails alike: its first failure and the recovery are logged.
+  const claimFailures = failureChanges(log, { failed: 'wallet claim failed', recovered: 'wallet claims work again' });
   function onPumpError(error: unknown): void {
-    log('wallet claim failed', { err: String(error) });
+    claimFailures.failed(error);
   }
 
   /** One poll round; never two at once, so stop() can wait for the one in progress. */
@@ -180,6 +183,7 @@ export function createWalletWorker(options: WalletWorkerOptions) {
       if (stopped) return;
       await rescueOrphanedReserves({ db, box, clock, leaseMs });
       await Promise.all(tenants.ids().map((id) => pump(id)));
+      claimFailures.succeeded();
     })().finally(() => {
       ticking = undefined;
     });
