@@ -40,3 +40,14 @@ test('firstSentence ends at a full stop before a space, not inside "e.g." or a n
   assert.equal(firstSentence('Import a file, e.g. day.json. Prints more'), 'Import a file, e.g. day.json.');
   assert.equal(firstSentence('No full stop here'), 'No full stop here');
 });
+
+test('every argument of every command says what it is, and every client command what it prints', () => {
+  for (const command of everyCommand(buildProgram())) {
+    for (const argument of command.registeredArguments) {
+      assert.ok(argument.description, `${command.parent?.name()} ${command.name()} <${argument.name()}> has no description`);
+    }
+  }
+  const client = helpOf('client', 'revoke');
+  assert.match(client, /^ {2}client_id +the client's id, as client create printed it/m);
+  assert.match(client, /Prints \{"client_id", "status": "revoked"\}/);
+});

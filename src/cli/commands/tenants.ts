@@ -4,6 +4,8 @@ import { AppError } from '../../errors.ts';
 import { OAuthError } from '../../modules/auth/tokens.service.ts';
 import { list, uuid, uuidList, withRuntime } from '../run.ts';
 
+const CLIENT_ID = 'the client\'s id, as client create printed it (wl_…)';
+
 export function registerTenantCommands(program: Command): Command {
   const tenant = program.command('tenant').description('Manage tenants (operator brands)');
   tenant
@@ -87,19 +89,20 @@ export function registerTenantCommands(program: Command): Command {
     );
   client
     .command('rotate-secret')
-    .description('Replace a client\'s secret. Prints the new client_secret (shown only this once)')
-    .argument('<client_id>')
+    .description('Replace a client\'s secret; the old one stops working at once. Prints {"client_id", "client_secret"} (shown only this once)')
+    .argument('<client_id>', CLIENT_ID)
     .action((clientId: string) => withRuntime((rt) => rt.services.tenants.rotateSecret(clientId)));
   client
     .command('revoke')
-    .description('Revoke a client: no new tokens, and its tokens stop working within WAGERLINE_AUTH_REFRESH_SECONDS')
-    .argument('<client_id>')
+    .description('Revoke a client: no new tokens, and its tokens stop working within WAGERLINE_AUTH_REFRESH_SECONDS. '
+      + 'Prints {"client_id", "status": "revoked"}')
+    .argument('<client_id>', CLIENT_ID)
     .action((clientId: string) => withRuntime((rt) => rt.services.tenants.revokeClient(clientId)));
   client
     .command('grant')
     .description('Let a back-office client see more tenants than its own (a group operator running several brands); ' +
       'replaces its earlier grant, "none" removes it. Prints {"client_id", "tenant_id", "granted", "tenants"}')
-    .argument('<client_id>')
+    .argument('<client_id>', 'a client with scope backoffice (its client_id, wl_…)')
     .requiredOption('--tenants <list>', 'tenant ids (UUIDs), comma-separated, or none', uuidList)
     .action((clientId: string, opts: { tenants: string[] }) => withRuntime((rt) =>
       rt.services.tenants.grantTenants(clientId, opts.tenants.length === 1 && opts.tenants[0] === 'none' ? [] : opts.tenants)));
