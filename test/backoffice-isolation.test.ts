@@ -61,11 +61,18 @@ test('cancelling another tenant\'s bet: FORBIDDEN for its tenant, NOT_FOUND unde
   assert.equal(await statusOf(betsB[0]!), 'accepted');
 });
 
-test('ids that are not UUIDs are BAD_USER_INPUT, not a lookup', async () => {
+test('ids that are not UUIDs are BAD_USER_INPUT, not a lookup; the message names the field', async () => {
   for (const tenant of [{ ids: ['tenant-a'] }, { ids: [a.tenantId], bet_ids: ['42'] }, { ids: [] }]) {
     const { res, body } = await getBets(a, tenant);
     assert.deepEqual([res.statusCode, codes(body)], [200, ['BAD_USER_INPUT']], res.body);
   }
+  const message = async (input: Record<string, unknown>) =>
+    (await post(ctx, a.headers, 'query GetBets($input: GetBetsInput!) { getBets(input: $input) { pagination { count } } }', { input }, 'GetBets'))
+      .body.errors![0]!.message;
+  assert.equal(await message({ tenant: { ids: ['tenant-a'] } }), 'tenant id "tenant-a" is not a UUID');
+  assert.equal(await message({ tenant: { ids: [a.tenantId], bet_ids: [betsA[0], '42'] } }), 'tenant.bet_ids[1] must be a bet\'s UUID, got "42"');
+  assert.equal(await message({ tenant: { ids: [a.tenantId] }, pagination: { last_id: 'abc' } }),
+    'pagination.last_id must be a bet\'s UUID (the last_id of the page before), got "abc"');
 });
 
 test('client grant widens what a client sees, and a new grant replaces the old (CLI: one JSON object)', async () => {

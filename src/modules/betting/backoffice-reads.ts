@@ -64,8 +64,13 @@ function checked(query: BetsQuery): q.PageQuery {
   if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE) throw badInput(`pagination.limit must be 1 to ${MAX_PAGE}, got ${limit}`);
   if (query.tenantIds.length === 0) throw badInput('tenant.ids must name at least one tenant');
   const lastId = query.lastId ?? null;
-  const bad = [...query.tenantIds, ...(query.betIds ?? []), ...(lastId === null ? [] : [lastId])].find((id) => !isUuid(id));
-  if (bad !== undefined) throw badInput(`"${String(bad).slice(0, 40)}" is not a UUID (tenant and bet ids are)`);
+  // Each refusal names its field, so a back-office integrator sees which id of the input is wrong.
+  const shown = (id: unknown) => JSON.stringify(String(id).slice(0, 40));
+  const tenant = query.tenantIds.findIndex((id) => !isUuid(id));
+  if (tenant >= 0) throw badInput(`tenant.ids[${tenant}] must be a tenant's UUID, got ${shown(query.tenantIds[tenant])}`);
+  const bet = (query.betIds ?? []).findIndex((id) => !isUuid(id));
+  if (bet >= 0) throw badInput(`tenant.bet_ids[${bet}] must be a bet's UUID, got ${shown(query.betIds![bet])}`);
+  if (lastId !== null && !isUuid(lastId)) throw badInput(`pagination.last_id must be a bet's UUID (the last_id of the page before), got ${shown(lastId)}`);
   if ((query.betIds?.length ?? 0) > MAX_PAGE) throw badInput(`tenant.bet_ids may name at most ${MAX_PAGE} bets`);
   const lower = (ids: string[]) => [...new Set(ids.map((id) => id.toLowerCase()))];
   return { tenantIds: lower(query.tenantIds), betIds: query.betIds ? lower(query.betIds) : null, lastId: lastId?.toLowerCase() ?? null, limit };
