@@ -133,3 +133,15 @@ export function problemSentence(field: string, message: string): string {
 export function describeProblems(errors: ReadonlyArray<{ field: string; message: string }>): string {
   return errors.map((e) => problemSentence(e.field, e.message)).join('; ');
 }
+
+/**
+ * Whose words a refusal of the CLI's and the admin API's shared configuration checks uses: a CLI
+ * user reads option names (`--client-id`), an admin API caller the body's field names
+ * (`client_id`), so each is told which of its own inputs is wrong.
+ */
+export type FieldNames = 'cli' | 'api';
+
+/** `client_id` → `--client-id` for the CLI, `client_id` for the admin API. */
+export function fieldNamer(names: FieldNames = 'cli'): (field: string) => string {
+  return names === 'api' ? (field) => field : (field) => `--${field.replaceAll('_', '-')}`;
+}

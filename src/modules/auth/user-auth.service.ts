@@ -3,7 +3,7 @@
 // verified here. custom: an opaque token and the host.state.user metadata, both forwarded in
 // reserve (spec 2.4), whose success is the verification. See docs/frontend.md.
 import type { Pool } from '../../db/pool.ts';
-import { AppError } from '../../errors.ts';
+import { AppError, fieldNamer, type FieldNames } from '../../errors.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import { bearerOf, hostStateUserOf, tenantIdOf, unauthenticated, type Headers, type UserMetadata } from './user-auth.headers.ts';
 import * as q from './user-auth.queries.ts';
@@ -20,7 +20,11 @@ export type UserAuthMode = 'jwt' | 'custom';
  * (SetWalletInput): true on the platform's word; false for a tenant's own admin token; omitted,
  * an IP address is taken as written and a host name must resolve to public addresses.
  */
-export type SetUserAuthInput = ({ mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' }) & { privateNetwork?: boolean };
+export type SetUserAuthInput = ({ mode: 'jwt'; jwksUrl: string; clientId: string } | { mode: 'custom' }) & {
+  privateNetwork?: boolean;
+  /** Whose names refusals use: the CLI's options (default) or the admin API's body fields. */
+  names?: FieldNames;
+};
 
 /** A tenant's user-auth configuration, as `tenant set-auth` prints it. */
 export interface UserAuthView {
@@ -68,6 +72,7 @@ interface Loaded {
 }
 
 const bad = (message: string) => new AppError('bad_request', message);
+type Namer = ReturnType<typeof fieldNamer>;
 
 function viewOf(row: q.UserAuthRow): UserAuthView {
   return {
@@ -80,40 +85,40 @@ function viewOf(row: q.UserAuthRow): UserAuthView {
   };
 }
 
-function checkJwksUrl(raw: unknown): string {
-  if (typeof raw !== 'string' || !raw.trim()) throw bad('--mode jwt needs --jwks-url: the URL of the tenant\'s JWKS (e.g. https://idp.example.com/.well-known/jwks.json)');
+function checkJwksUrl(raw: unknown, n: Namer): string {
+  if (typeof raw !== 'string' || !raw.trim()) throw bad(`${n('mode')} jwt needs ${n('jwks_url')}: the URL of the tenant's JWKS (e.g. https://idp.example.com/.well-known/jwks.json)`);
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw bad(`--jwks-url "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)`);
+    throw bad(`${n('jwks_url')} "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://idp.example.com/.well-known/jwks.json)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--jwks-url must use https:// (or http:// for a local JWKS), got "${url.protocol}"`);
-  if (url.username || url.password) throw bad('--jwks-url must not carry credentials');
-  if (url.hash) throw bad('--jwks-url must not carry a fragment');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`${n('jwks_url')} must use https:// (or http:// for a local JWKS), got "${url.protocol}"`);
+  if (url.username || url.password) throw bad(`${n('jwks_url')} must not carry credentials`);
+  if (url.hash) throw bad(`${n('jwks_url')} must not carry a fragment`);
   return url.toString();
 }
 
-function checkClientId(raw: unknown): string {
-  if (typeof raw !== 'string' || !raw.trim()) throw bad('--mode jwt needs --client-id: the client_id claim the tenant\'s tokens carry');
+function checkClientId(raw: unknown, n: Namer): string {
+  if (typeof raw !== 'string' || !raw.trim()) throw bad(`${n('mode')} jwt needs ${n('client_id')}: the client_id claim the tenant's tokens carry`);
   const id = raw.trim();
-  if (id.length > 200 || /[\s"]/.test(id)) throw bad('--client-id must be 1 to 200 characters, without spaces or quotes');
+  if (id.length > 200 || /[\s"]/.test(id)) throw bad(`${n('client_id')} must be 1 to 200 characters, without spaces or quotes`);
   return id;
 }
 
 /** Checks set-auth's input, untyped at the CLI's edge, into a row. */
-function rowOf(tenantId: string, input: Record<string, unknown>): Omit<q.UserAuthRow, 'updated_at'> {
+function rowOf(tenantId: string, input: Record<string, unknown>, n: Namer): Omit<q.UserAuthRow, 'updated_at'> {
   if (input.mode === 'custom') {
-    if (input.jwksUrl !== undefined || input.clientId !== undefined) throw bad('--jwks-url and --client-id belong to --mode jwt; custom mode takes neither');
+    if (input.jwksUrl !== undefined || input.clientId !== undefined) throw bad(`${n('jwks_url')} and ${n('client_id')} belong to ${n('mode')} jwt; custom mode takes neither`);
     return { tenant_id: tenantId, mode: 'custom', jwks_url: null, client_id: null, private_network: false };
   }
   if (input.mode === 'jwt') {
-    const jwksUrl = checkJwksUrl(input.jwksUrl);
+    const jwksUrl = checkJwksUrl(input.jwksUrl, n);
     const asked = input.privateNetwork;
     const private_network = typeof asked === 'boolean' ? asked : platformDefault(jwksUrl);
-    return { tenant_id: tenantId, mode: 'jwt', jwks_url: jwksUrl, client_id: checkClientId(input.clientId), private_network };
+    return { tenant_id: tenantId, mode: 'jwt', jwks_url: jwksUrl, client_id: checkClientId(input.clientId, n), private_network };
   }
-  throw bad(`--mode must be jwt or custom, got ${JSON.stringify(input.mode)}`);
+  throw bad(`${n('mode')} must be jwt or custom, got ${JSON.stringify(input.mode)}`);
 }
 
 function requireUuid(tenantId: string): string {
@@ -192,12 +197,13 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
     /** Configures how a tenant's frontend users authenticate (wagerline tenant set-auth). */
     async setAuth(tenantId: string, input: SetUserAuthInput): Promise<UserAuthView> {
       const id = requireUuid(tenantId);
-      const values = rowOf(id, input as unknown as Record<string, unknown>);
+      const n = fieldNamer(input.names);
+      const values = rowOf(id, input as unknown as Record<string, unknown>, n);
       const { currency } = await tenants.requireTenant(id);
       if (!takesBetsIn(currency)) {
         throw bad(`the tenant's currency ${currency} has no hundredths: bets are taken and paid in hundredths of the currency, so it cannot take bets from frontend users (uploads in ${currency} are not affected)`);
       }
-      if (values.jwks_url && publicOnly(values.private_network, deps.anyAddress)) await requirePublicHost(values.jwks_url, '--jwks-url');
+      if (values.jwks_url && publicOnly(values.private_network, deps.anyAddress)) await requirePublicHost(values.jwks_url, n('jwks_url'));
       const row = await q.upsertUserAuth(db, values);
       loaded.delete(id);
       return viewOf(row);

@@ -80,13 +80,13 @@ test('private addresses: a tenant\'s own token may not aim its wallet or JWKS at
   const tenantWallet = await call('PUT', `${T()}/wallet`, privateWallet);
   assert.equal(tenantWallet.statusCode, 400, tenantWallet.body);
   assert.equal(tenantWallet.json().code, 'private_address');
-  assert.match(tenantWallet.json().detail, /^--url leads to 127\.0\.0\.1, which is not a public address; only the platform may allow/);
+  assert.match(tenantWallet.json().detail, /^url leads to 127\.0\.0\.1, which is not a public address; only the platform may allow/);
   const asked = await call('PUT', `${T()}/wallet`, { ...privateWallet, private_network: true });
   assert.equal(asked.statusCode, 403, asked.body);
   assert.match(asked.json().detail, /only the platform may let a tenant's URL lead to a private address/);
   const jwks = await call('PUT', `${T()}/auth`, { mode: 'jwt', jwks_url: 'http://localhost:9/jwks.json', client_id: 'web' });
   assert.equal(jwks.statusCode, 400, jwks.body);
-  assert.equal(jwks.json().detail.split(';')[0], '--jwks-url leads to localhost, which resolves to an address that is not public',
+  assert.equal(jwks.json().detail.split(';')[0], 'jwks_url leads to localhost, which resolves to an address that is not public',
     'the address a name resolves to is not shown: the platform\'s DNS is not the tenant\'s to map');
 
   const platform = await seedClient(ctx, { scopes: ['admin', 'platform'] });
@@ -137,4 +137,37 @@ test('disable: the tenant is disabled, again changes nothing; an unknown tenant 
   await ctx.tokens.refresh();
   assert.equal((await call('GET', `/admin/tenants/${own.tenant.tenant_id}`, undefined, own.auth)).statusCode, 401, 'its own token is refused now');
   assert.equal((await call('GET', '/admin/tenants/00000000-0000-4000-8000-000000000000')).statusCode, 403);
+});
+
+test('a refused wallet or user-auth body names the body\'s fields, not the CLI\'s options', async () => {
+  const detail = async (path: string, body: unknown) => {
+    const res = await call('PUT', `${T()}${path}`, body);
+    assert.equal(res.statusCode, 400, res.body);
+    return res.json().detail as string;
+  };
+  const wallet = (body: Record<string, unknown>) => detail('/wallet', { verify: false, ...body });
+  assert.equal(await wallet({ url: 'https://wallet.example.com', auth: 'client_credentials', client_id: 'c' }),
+    'auth client_credentials needs client_id and client_secret');
+  assert.equal(await wallet({ url: 'https://wallet.example.com', auth: 'api_key' }), 'auth api_key needs api_key');
+  assert.equal(await wallet({ url: 'https://wallet.example.com', auth: 'api_key', api_key: 'k', client_id: 'c' }),
+    'client_id/client_secret belong to auth client_credentials');
+  assert.equal(await wallet({ url: 'notaurl', auth: 'api_key', api_key: 'k' }), 'url "notaurl" is not a URL (expected e.g. https://wallet.example.com/api)');
+  assert.match(await wallet({ url: 'https://u:p@wallet.example.com', auth: 'api_key', api_key: 'k' }),
+    /^url must not carry a user name or password: give the wallet's credentials with client_id and client_secret, or api_key/);
+  assert.equal(await wallet({ url: 'https://wallet.example.com', auth: 'api_key', api_key: 'k é' }),
+    'api_key must be printable ASCII, without leading or trailing spaces (it is sent as an HTTP header value)');
+  assert.equal(await wallet({ url: 'https://wallet.example.com', auth: 'api_key', api_key: 'k', signing_secret: 'short' }),
+    'signing_secret must be at least 16 characters');
+  assert.equal(await detail('/auth', { mode: 'jwt', client_id: 'web' }),
+    'mode jwt needs jwks_url: the URL of the tenant\'s JWKS (e.g. https://idp.example.com/.well-known/jwks.json)');
+  assert.equal(await detail('/auth', { mode: 'custom', client_id: 'web' }), 'jwks_url and client_id belong to mode jwt; custom mode takes neither');
+  assert.equal(await detail('/auth', { mode: 'jwt', jwks_url: 'ftp://idp.example.com/jwks', client_id: 'web' }),
+    'jwks_url must use https:// (or http:// for a local JWKS), got "ftp:"');
+  assert.equal(await detail('/auth', { mode: 'jwt', jwks_url: 'https://idp.example.com/jwks', client_id: 'a b' }),
+    'client_id must be 1 to 200 characters, without spaces or quotes');
+
+  const env = cliEnv(ctx.db.url);
+  const cli = await runCli(['tenant', 'set-wallet', admin.tenant.tenant_id, '--url', 'https://wallet.example.com', '--auth', 'client_credentials',
+    '--client-id', 'c', '--no-verify'], env);
+  assert.equal(cli.stderr.split('\n')[0], 'wagerline: --auth client_credentials needs --client-id and --client-secret', 'the CLI keeps its option names');
 });

@@ -96,7 +96,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       url: b.url, auth: b.auth, clientId: b.client_id, clientSecret: b.client_secret, apiKey: b.api_key,
       apiKeyHeader: b.auth === 'api_key' ? (b.api_key_header ?? 'x-api-key') : b.api_key_header,
       signingSecret: b.signing_secret, amountUnit: b.amount_unit ?? 'dollars', concurrency: b.concurrency ?? 50, verify: b.verify ?? true,
-      privateNetwork: privateNetworkOf(request, b.private_network as boolean | undefined),
+      privateNetwork: privateNetworkOf(request, b.private_network as boolean | undefined), names: 'api',
     };
     return deps.wallet.setWallet({ tenantId: tenantInReach(request), ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)) } as never);
   });
@@ -117,7 +117,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
     const b = request.body as { mode: string; jwks_url?: string; client_id?: string; private_network?: boolean };
     const input = {
       mode: b.mode, ...(b.jwks_url !== undefined && { jwksUrl: b.jwks_url }), ...(b.client_id !== undefined && { clientId: b.client_id }),
-      privateNetwork: privateNetworkOf(request, b.private_network),
+      privateNetwork: privateNetworkOf(request, b.private_network), names: 'api',
     };
     return deps.users.setAuth(tenantInReach(request), input as never);
   });

@@ -3,7 +3,7 @@
 // secret box before they reach the database and are never returned or logged.
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import type { Pool, Queryable } from '../../../db/pool.ts';
-import { AppError } from '../../../errors.ts';
+import { AppError, fieldNamer, type FieldNames } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
 import type { WalletAuth, WalletEndpoint } from '../delivery/http-client.ts';
@@ -33,6 +33,8 @@ export interface SetWalletInput {
    * address is taken as written, a host name must resolve to public addresses.
    */
   privateNetwork?: boolean;
+  /** Whose names refusals use: the CLI's options (default) or the admin API's body fields. */
+  names?: FieldNames;
 }
 
 /** What set-wallet prints: the configuration without any secret. */
@@ -56,33 +58,36 @@ const bad = (message: string) => new AppError('bad_request', message);
  * protocol's paths are appended to it — and no credentials, given with their own options. Also the
  * rule of `wallet-check --url`: a wallet a tenant cannot be pointed at is not worth checking.
  */
-export function checkWalletUrl(raw: string): string {
+export function checkWalletUrl(raw: string, n = fieldNamer()): string {
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
     // Quoted without what may be a credential: the refusal is printed, answered and logged.
-    throw bad(`--url "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://wallet.example.com/api)`);
+    throw bad(`${n('url')} "${redactUrlCredentials(raw)}" is not a URL (expected e.g. https://wallet.example.com/api)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`--url must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw bad(`${n('url')} must use https:// (or http:// for a local wallet), got "${url.protocol}"`);
   // A bare "?" or "#" leaves search and hash empty, and would still end up in every path.
-  if (url.search || url.hash || /[?#]/.test(raw)) throw bad('--url must not carry a query string or fragment: the paths /auth/token, /reserve, … are appended to it');
+  if (url.search || url.hash || /[?#]/.test(raw)) throw bad(`${n('url')} must not carry a query string or fragment: the paths /auth/token, /reserve, … are appended to it`);
   // The URL is shown (tenant show, messages) and stored as it is; credentials are sealed apart.
-  if (url.username || url.password) throw bad('--url must not carry a user name or password: give the wallet\'s credentials with --client-id and --client-secret, or --api-key (stored sealed)');
+  if (url.username || url.password) {
+    throw bad(`${n('url')} must not carry a user name or password: give the wallet's credentials with ${n('client_id')} and ${n('client_secret')}, `
+      + `or ${n('api_key')} (stored sealed)`);
+  }
   return url.toString().replace(/\/+$/, '');
 }
 
 /** The longest value of each option, as the admin API's schema bounds it (tenants.http.ts). */
 const MAX_CHARACTERS: Array<[keyof SetWalletInput, string, number]> = [
-  ['url', '--url', 2000], ['clientId', '--client-id', 500], ['clientSecret', '--client-secret', 500], ['apiKey', '--api-key', 500],
-  ['apiKeyHeader', '--api-key-header', 100], ['signingSecret', '--signing-secret', 500],
+  ['url', 'url', 2000], ['clientId', 'client_id', 500], ['clientSecret', 'client_secret', 500], ['apiKey', 'api_key', 500],
+  ['apiKeyHeader', 'api_key_header', 100], ['signingSecret', 'signing_secret', 500],
 ];
 
 /** Refuses a value longer than the API takes: the CLI has no schema in front of the service. */
-function checkLengths(input: SetWalletInput): void {
-  for (const [key, option, max] of MAX_CHARACTERS) {
+function checkLengths(input: SetWalletInput, n: (field: string) => string): void {
+  for (const [key, field, max] of MAX_CHARACTERS) {
     const value = input[key];
-    if (typeof value === 'string' && characters(value) > max) throw bad(`${option} must be at most ${max} characters`);
+    if (typeof value === 'string' && characters(value) > max) throw bad(`${n(field)} must be at most ${max} characters`);
   }
 }
 
@@ -165,35 +170,36 @@ export async function setWallet(
 ): Promise<SetWalletResult> {
   const { db, box } = deps;
   await deps.tenants.requireTenant(input.tenantId);
-  checkLengths(input);
-  const url = checkWalletUrl(input.url);
+  const n = fieldNamer(input.names);
+  checkLengths(input, n);
+  const url = checkWalletUrl(input.url, n);
   const unit = (input.amountUnit ?? 'dollars') as AmountUnit;
-  if (!AMOUNT_UNITS.includes(unit)) throw bad(`--amount-unit must be dollars or cents, got "${input.amountUnit}"`);
+  if (!AMOUNT_UNITS.includes(unit)) throw bad(`${n('amount_unit')} must be dollars or cents, got "${input.amountUnit}"`);
   const concurrency = input.concurrency ?? 50;
-  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) throw bad(`--concurrency must be a whole number from 1 to 1000, got ${input.concurrency}`);
-  if (input.signingSecret !== undefined && input.signingSecret.length < 16) throw bad('--signing-secret must be at least 16 characters');
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > 1000) throw bad(`${n('concurrency')} must be a whole number from 1 to 1000, got ${input.concurrency}`);
+  if (input.signingSecret !== undefined && input.signingSecret.length < 16) throw bad(`${n('signing_secret')} must be at least 16 characters`);
   let auth: WalletAuth;
   if (input.auth === 'client_credentials') {
-    if (!input.clientId || !input.clientSecret) throw bad('--auth client_credentials needs --client-id and --client-secret');
-    if (input.apiKey) throw bad('--api-key belongs to --auth api_key');
+    if (!input.clientId || !input.clientSecret) throw bad(`${n('auth')} client_credentials needs ${n('client_id')} and ${n('client_secret')}`);
+    if (input.apiKey) throw bad(`${n('api_key')} belongs to ${n('auth')} api_key`);
     auth = { kind: 'client_credentials', clientId: input.clientId, clientSecret: input.clientSecret };
   } else if (input.auth === 'api_key') {
-    if (!input.apiKey) throw bad('--auth api_key needs --api-key');
-    if (input.clientId || input.clientSecret) throw bad('--client-id/--client-secret belong to --auth client_credentials');
+    if (!input.apiKey) throw bad(`${n('auth')} api_key needs ${n('api_key')}`);
+    if (input.clientId || input.clientSecret) throw bad(`${n('client_id')}/${n('client_secret')} belong to ${n('auth')} client_credentials`);
     const header = (input.apiKeyHeader ?? 'x-api-key').toLowerCase();
-    if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw bad(`--api-key-header "${input.apiKeyHeader}" is not an HTTP header name`);
+    if (!/^[a-z0-9!#$%&'*+.^_`|~-]+$/.test(header)) throw bad(`${n('api_key_header')} "${input.apiKeyHeader}" is not an HTTP header name`);
     // Sent as a header value on every call: anything else could be saved (--no-verify) and then
     // fail every call at delivery, or be told as "the wallet is unreachable" by the check.
     if (!/^[\x21-\x7e]([\x20-\x7e]*[\x21-\x7e])?$/.test(input.apiKey)) {
-      throw bad('--api-key must be printable ASCII, without leading or trailing spaces (it is sent as an HTTP header value)');
+      throw bad(`${n('api_key')} must be printable ASCII, without leading or trailing spaces (it is sent as an HTTP header value)`);
     }
     auth = { kind: 'api_key', apiKey: input.apiKey, header };
   } else {
-    throw bad(`--auth must be client_credentials or api_key, got "${String(input.auth)}"`);
+    throw bad(`${n('auth')} must be client_credentials or api_key, got "${String(input.auth)}"`);
   }
   const privateNetwork = input.privateNetwork ?? platformDefault(url);
   const mustBePublic = publicOnly(privateNetwork, deps.anyAddress);
-  if (mustBePublic) await requirePublicHost(url, '--url');
+  if (mustBePublic) await requirePublicHost(url, n('url'));
   // Checked before anything is saved: a configuration the wallet refuses would park every call.
   const verified = input.verify
     ? await verifyWallet({ url, auth, publicOnly: mustBePublic, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
