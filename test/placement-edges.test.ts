@@ -139,3 +139,19 @@ test('PLACE on a field its place terms pay no places for is refused, nothing sto
   const taken = await f.services.betting.placeBet(f.user(userId), place);
   assert.equal(taken.status, 'ACCEPTED');
 });
+
+test('a body that is not JSON, too large or of another content type is the client\'s mistake: 400/413/415 saying so, never "internal error"', async () => {
+  const post = (payload: string, type = 'application/json') =>
+    ctx.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': type, 'x-tenant-id': randomUUID() }, payload });
+  const cases: Array<[string, string, number, string, RegExp]> = [
+    ['{"query": "{ __typename }"', 'application/json', 400, 'BAD_REQUEST', /not valid JSON/],
+    [JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }), 'application/json', 413, 'PAYLOAD_TOO_LARGE', /too large/i],
+    ['<query/>', 'application/xml', 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/],
+  ];
+  for (const [payload, type, status, code, message] of cases) {
+    const res = await post(payload, type);
+    const errors = (res.json() as { errors: Array<{ message: string; extensions: { code: string } }> }).errors;
+    assert.deepEqual([res.statusCode, errors.map((e) => e.extensions.code)], [status, [code]], res.body);
+    assert.match(errors[0]!.message, message);
+  }
+});

@@ -92,10 +92,21 @@ export function graphqlCode(code: string): string {
 
 type Execution = Parameters<NonNullable<Parameters<typeof mercurius>[1]>['errorFormatter'] & {}>[0];
 
+/** The framework's refusals of a request before GraphQL reads it (its body), by HTTP status. */
+const REFUSED: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
+
+/** A refusal's message: the framework's, but a 415 says what to send instead. */
+function refusal(status: number, message: string, ctx: MercuriusContext): string {
+  if (status !== 415) return message.slice(0, 300);
+  const type = ctx.reply?.request.headers['content-type'];
+  return `the body must be application/json${typeof type === 'string' ? `, not ${JSON.stringify(type.slice(0, 100))}` : ''}`;
+}
+
 function formatErrors(execution: Execution, ctx: MercuriusContext) {
   const log = ctx.reply?.log ?? ctx.app.log;
+  let refused: number | undefined;
   const errors = (execution.errors ?? []).flatMap((error) => {
-    const raised = error.originalError as (Error & { errors?: Error[] }) | undefined;
+    const raised = error.originalError as (Error & { errors?: Error[]; statusCode?: unknown }) | undefined;
     const original: (Error & { errors?: Error[] }) | undefined = connectionLost(raised) ?? raised;
     const at = { ...(error.locations && { locations: error.locations }), ...(error.path && { path: error.path }) };
     if (original && Array.isArray(original.errors)) {
@@ -112,13 +123,20 @@ function formatErrors(execution: Execution, ctx: MercuriusContext) {
       return [{ message: original.message, ...at, extensions: { code: graphqlCode(original.code), ...reason } }];
     }
     if (!original) return [{ message: error.message, ...at, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }];
+    // A body the framework refused (not JSON, too large, another content type): the client's
+    // mistake, answered with its status, never as an internal error.
+    const status = (original as { statusCode?: unknown }).statusCode;
+    if (!error.path && typeof status === 'number' && status >= 400 && status < 500) {
+      refused ??= status;
+      return [{ message: refusal(status, original.message, ctx), extensions: { code: REFUSED[status] ?? 'BAD_REQUEST' } }];
+    }
     log.error({ err: original }, 'graphql resolver failed');
     return [{ message: 'internal error; it has been logged with the request id', ...at, extensions: { code: 'INTERNAL_SERVER_ERROR' } }];
   });
   // A request that never reached a resolver (it does not parse, validate, or match the schema's
   // types) is a 400, as GraphQL over HTTP has it; resolver errors come with a path and a 200.
   const reachedResolvers = execution.data != null || (execution.errors ?? []).some((e) => e.path !== undefined);
-  return { statusCode: reachedResolvers ? 200 : 400, response: { data: execution.data ?? null, errors } };
+  return { statusCode: refused ?? (reachedResolvers ? 200 : 400), response: { data: execution.data ?? null, errors } };
 }
 
 /**
