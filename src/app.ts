@@ -1,7 +1,7 @@
 // buildApp(deps) assembles the HTTP service without listening: main.ts listens, tests call
 // app.inject() or listen on an ephemeral port. Dependencies come in as arguments.
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type RouteOptions } from 'fastify';
 import formbody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
@@ -20,7 +20,7 @@ import { frameworkProblem, registerProblemHandlers, sendProblem } from './http/p
 import { isUpgrade } from './http/graphql-ws.ts';
 import { registerTextRules } from './http/text-rules.ts';
 import { registerTokenRoute } from './modules/auth/token.http.ts';
-import { registerBackofficeGraphql } from './modules/backoffice/backoffice.graphql.ts';
+import { BACKOFFICE_PATH, registerBackofficeGraphql } from './modules/backoffice/backoffice.graphql.ts';
 import { registerFrontendGraphql } from './modules/betting/betting.graphql.ts';
 import { registerBetAdminRoutes } from './modules/betting/betting.http.ts';
 import { registerCatalogueRoutes } from './modules/catalogue/catalogue.http.ts';
@@ -139,8 +139,39 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // endpoint's scope registers its own, and every upgrade reaches both: the second fails it again
   // and logs a warning for every connection. Messages up to 1 MiB, as mercurius sets.
   await app.register(fastifyWebsocket, { options: { maxPayload: 1_048_576 } });
+  app.addHook('onRoute', documentGraphqlRoute);
   await registerFrontendGraphql(app, { betting: services.betting, users: services.users, connectionsPerUser: config.WAGERLINE_FRONTEND_CONNECTIONS_PER_USER });
   await registerBackofficeGraphql(app, { backoffice: services.backoffice, introspection: config.WAGERLINE_BACKOFFICE_INTROSPECTION === 'on', registry,
     connectionsPerClient: config.WAGERLINE_BACKOFFICE_CONNECTIONS_PER_CLIENT });
   return app;
+}
+
+/** The GraphQL endpoints in the OpenAPI document: their group, and what each answers. */
+const GRAPHQL_ROUTES: Record<string, { tag: string; summary: string; errors: string }> = {
+  '/graphql': {
+    tag: 'frontend',
+    summary: 'The frontend GraphQL endpoint: placeBet, bet, myBets for a signed-in user (X-Tenant-Id and a user token; docs/betting.md)',
+    errors: 'The request never reached a resolver, errors in the GraphQL shape: 400 (it does not parse or validate, a body that is not JSON), '
+      + '413 (the body is too large), 415 (the body is not application/json)',
+  },
+  [BACKOFFICE_PATH]: {
+    tag: 'backoffice',
+    summary: 'The back-office GraphQL endpoint: getBets, cancelBet (x-api-key and a token of scope backoffice; docs/backoffice.md)',
+    errors: 'Refused before anything ran, errors in the GraphQL shape: 400 (it does not parse or validate), 401 UNAUTHENTICATED, '
+      + '403 FORBIDDEN (every error so), 405 (a mutation over GET), 413, 415',
+  },
+};
+
+/**
+ * mercurius documents its routes with a 2XX answer only: the 4xx they give are documented beside
+ * it, in the same shape ({data, errors}), with the endpoint's group and summary.
+ */
+function documentGraphqlRoute(route: RouteOptions): void {
+  const doc = GRAPHQL_ROUTES[route.url];
+  const schema = route.schema as { response?: Record<string, object>; tags?: string[]; summary?: string } | undefined;
+  const answer = schema?.response?.['2xx'];
+  if (!doc || !schema || !answer) return;
+  schema.tags ??= [doc.tag];
+  schema.summary ??= doc.summary;
+  schema.response!['4xx'] = { ...answer, description: doc.errors };
 }

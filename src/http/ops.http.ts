@@ -5,7 +5,7 @@ import { pendingMigrations } from '../db/migrate.ts';
 import { DatabaseUnavailable, type Pool } from '../db/pool.ts';
 import { AppError } from '../errors.ts';
 import type { TokenService } from '../modules/auth/tokens.service.ts';
-import { sendProblem } from './problem.ts';
+import { problemResponses, sendProblem } from './problem.ts';
 
 interface NotReady {
   /** The answer (503 problem+json). */
@@ -50,7 +50,7 @@ export function registerOpsRoutes(app: FastifyInstance, db: Pool, tokens: TokenS
   const readiness = readinessLog();
   app.get(
     '/readyz',
-    { schema: { tags: ['operations'], summary: 'The database is reachable and migrations are current', response: { 200: Type.Object({ status: Type.Literal('ready') }) } } },
+    { schema: { tags: ['operations'], summary: 'The database is reachable and migrations are current', response: { 200: Type.Object({ status: Type.Literal('ready') }), ...problemResponses(503) } } },
     async (request, reply) => {
       const failed = await notReady(db);
       readiness(request, failed);

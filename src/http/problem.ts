@@ -82,6 +82,7 @@ const WHEN: Record<number, string> = {
   409: 'The change conflicts with the current state: `detail` says why',
   413: 'The body is larger than the limit',
   415: 'The body is not application/json',
+  503: 'The service cannot answer now (the database is out of reach, or a migration is pending): try again later',
 };
 
 /** Route response schemas documenting the problem+json answers for these statuses. */
@@ -90,6 +91,18 @@ export function problemResponses(...statuses: Array<keyof typeof WHEN>) {
     description: WHEN[status],
     content: { [PROBLEM_CONTENT_TYPE]: { schema: Problem } },
   }]));
+}
+
+/**
+ * Route options for an answer whose schema is there for the OpenAPI document only: the answer goes
+ * out as the service's JSON, as the CLI prints it, never through a serializer compiled from the
+ * schema (which would drop a field the schema does not list, or turn a null into "").
+ */
+export const documentedAnswer = { serializerCompiler: () => (data: unknown) => JSON.stringify(data) };
+
+/** A 200 answer of `schema`, for the OpenAPI document (routes that send it use documentedAnswer). */
+export function okResponse(schema: object, description = 'Done') {
+  return { 200: { description, content: { 'application/json': { schema } } } };
 }
 
 type AjvError = NonNullable<FastifyError['validation']>[number];

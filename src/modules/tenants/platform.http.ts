@@ -4,7 +4,8 @@
 // tenant, so a tenant's `admin` token never reaches them.
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { problemResponses } from '../../http/problem.ts';
+import { documentedAnswer, okResponse, problemResponses } from '../../http/problem.ts';
+import * as answers from './admin-answers.ts';
 import { PLATFORM_SCOPE } from '../../http/tenant-reach.ts';
 import type { TenantService } from './tenants.service.ts';
 
@@ -21,14 +22,14 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: PlatformDeps)
   const base = { tags: ['platform'], security: [{ bearer: [] }] };
 
   app.get('/admin/tenants', {
-    onRequest,
-    schema: { ...base, summary: 'Every tenant, oldest first (as `wagerline tenant list`)', response: problemResponses(401, 403) },
+    onRequest, ...documentedAnswer,
+    schema: { ...base, summary: 'Every tenant, oldest first (as `wagerline tenant list`)', response: { ...okResponse(answers.TenantList), ...problemResponses(401, 403) } },
   }, async () => deps.tenants.listTenants());
 
   app.post('/admin/tenants', {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...base, response: problemResponses(400, 401, 403),
+      ...base, response: { ...okResponse(answers.TenantCreated), ...problemResponses(400, 401, 403) },
       summary: 'Create a tenant (as `wagerline tenant create`); then give it an admin client with POST /admin/tenants/{tenant_id}/clients',
       body: Type.Object({
         name: Type.String({ maxLength: 200, description: 'Brand name, 1 to 200 characters' }),
@@ -39,9 +40,9 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: PlatformDeps)
   }, async (request) => deps.tenants.createTenant(request.body as { name: string; currency?: string; timezone?: string }));
 
   app.put('/admin/clients/:client_id/grants', {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...base, response: problemResponses(400, 401, 403, 404),
+      ...base, response: { ...okResponse(answers.Grants), ...problemResponses(400, 401, 403, 404) },
       summary: 'Let a back-office client see these tenants besides its own, replacing its earlier grant; [] removes it (as `wagerline client grant`)',
       params: Type.Object({ client_id: Type.String({ maxLength: 100, description: 'A client with scope backoffice' }) }),
       body: Type.Object({
@@ -54,9 +55,9 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: PlatformDeps)
   });
 
   app.post('/admin/signing-keys/rotate', {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...base, response: problemResponses(401, 403),
+      ...base, response: { ...okResponse(answers.KeyRotated), ...problemResponses(401, 403) },
       summary: 'Make a new key sign access tokens (as `wagerline keys rotate`); the old key verifies until its tokens expire',
     },
   }, async () => deps.tokens.rotateKey());

@@ -4,7 +4,8 @@
 // `platform` token on any: http/tenant-reach.ts); the platform's own routes are in platform.http.ts.
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { problemResponses } from '../../http/problem.ts';
+import { documentedAnswer, okResponse, problemResponses } from '../../http/problem.ts';
+import * as answers from './admin-answers.ts';
 import { AppError } from '../../errors.ts';
 import { isPlatform, tenantInReach } from '../../http/tenant-reach.ts';
 import { requirePlatformFor } from './cross-tenant.ts';
@@ -56,25 +57,27 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   const tenant = { tags: ['admin'], security, params: TenantParams };
   const client = { tags: ['admin'], security, params: ClientParams };
   const read = problemResponses(400, 401, 403, 404);
+  // Each route's 200: the JSON its CLI command prints (admin-answers.ts).
+  const ok = (schema: object) => ({ ...okResponse(schema), ...read });
   const base = '/admin/tenants/:tenant_id';
 
   app.get(base, {
-    onRequest,
-    schema: { ...tenant, summary: 'The tenant with its clients, wallet, frontend user auth and limits (as `wagerline tenant show`)', response: read },
+    onRequest, ...documentedAnswer,
+    schema: { ...tenant, summary: 'The tenant with its clients, wallet, frontend user auth and limits (as `wagerline tenant show`)', response: ok(answers.TenantOverview) },
   }, async (request) => deps.overview.show(tenantInReach(request)));
 
   app.post(`${base}/disable`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...tenant, response: read,
+      ...tenant, response: ok(answers.TenantDisabled),
       summary: 'Disable the tenant (as `wagerline tenant disable`): its clients, this one included, get no tokens and their tokens are refused',
     },
   }, async (request) => deps.tenants.disableTenant(tenantInReach(request)));
 
   app.put(`${base}/wallet`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...tenant, response: read,
+      ...tenant, response: ok(answers.WalletSaved),
       summary: 'Configure the tenant\'s wallet (as `wagerline tenant set-wallet`); secrets are stored sealed and never returned',
       body: Type.Object({
         url: Text('Base URL of the wallet', 2000),
@@ -102,9 +105,9 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   });
 
   app.put(`${base}/auth`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...tenant, response: read,
+      ...tenant, response: ok(answers.UserAuth),
       summary: 'Configure how the tenant\'s frontend users authenticate (as `wagerline tenant set-auth`)',
       body: Type.Object({
         mode: Type.Union([Type.Literal('jwt'), Type.Literal('custom')]),
@@ -123,9 +126,9 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   });
 
   app.put(`${base}/limits`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...tenant, response: read,
+      ...tenant, response: ok(answers.Limits),
       summary: 'Set the tenant\'s acceptance limits (as `wagerline tenant set-limits`); a limit omitted is kept, null removes it',
       body: Type.Object({ max_stake: Type.Optional(Limit), max_payout: Type.Optional(Limit), max_runner_liability: Type.Optional(Limit) }, { additionalProperties: false }),
     },
@@ -135,14 +138,14 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   });
 
   app.get(`${base}/clients`, {
-    onRequest,
-    schema: { ...tenant, summary: 'The tenant\'s clients, no secrets (as `wagerline client list`)', response: read },
+    onRequest, ...documentedAnswer,
+    schema: { ...tenant, summary: 'The tenant\'s clients, no secrets (as `wagerline client list`)', response: ok(answers.ClientList) },
   }, async (request) => ({ clients: await deps.tenants.listClients(tenantInReach(request)) }));
 
   app.post(`${base}/clients`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      ...tenant, response: read,
+      ...tenant, response: ok(answers.ClientCreated),
       summary: 'Create a client of the tenant (as `wagerline client create`); its client_secret is shown only in this answer',
       body: Type.Object({
         scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, admin; catalog and platform only with a platform token' }),
@@ -162,8 +165,11 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   });
 
   app.post(`${base}/clients/:client_id/rotate-secret`, {
-    onRequest,
-    schema: { ...client, summary: 'Replace a client\'s secret (as `wagerline client rotate-secret`); the new secret is shown only in this answer', response: read },
+    onRequest, ...documentedAnswer,
+    schema: {
+      ...client, response: ok(answers.SecretRotated),
+      summary: 'Replace a client\'s secret (as `wagerline client rotate-secret`); the new secret is shown only in this answer',
+    },
   }, async (request) => {
     const { client_id } = request.params as { client_id: string };
     const held = await deps.tenants.requireClientOf(tenantInReach(request), client_id);
@@ -172,8 +178,11 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
   });
 
   app.post(`${base}/clients/:client_id/revoke`, {
-    onRequest,
-    schema: { ...client, summary: 'Revoke a client (as `wagerline client revoke`): no new tokens, its tokens refused within WAGERLINE_AUTH_REFRESH_SECONDS', response: read },
+    onRequest, ...documentedAnswer,
+    schema: {
+      ...client, response: ok(answers.ClientRevoked),
+      summary: 'Revoke a client (as `wagerline client revoke`): no new tokens, its tokens refused within WAGERLINE_AUTH_REFRESH_SECONDS',
+    },
   }, async (request) => {
     const { client_id } = request.params as { client_id: string };
     await deps.tenants.requireClientOf(tenantInReach(request), client_id);

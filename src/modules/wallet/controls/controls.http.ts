@@ -4,7 +4,8 @@
 // not found: the service checks it).
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
-import { problemResponses } from '../../../http/problem.ts';
+import { documentedAnswer, okResponse, problemResponses } from '../../../http/problem.ts';
+import * as answers from './controls.answers.ts';
 import { tenantInReach } from '../../../http/tenant-reach.ts';
 import type { WalletControls } from './controls.service.ts';
 
@@ -18,13 +19,15 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
   // Authenticate before the body is read: an anonymous caller learns nothing about the body rules.
   const onRequest = app.authenticate('admin') as unknown as onRequestAsyncHookHandler;
   const security = [{ bearer: [] }];
-  const response = problemResponses(400, 401, 403, 404);
+  const errors = problemResponses(400, 401, 403, 404);
+  // 409 wallet_call_not_failed: a call neither parked nor waiting after a failure.
+  const changeErrors = problemResponses(400, 401, 403, 404, 409);
   const base = '/admin/tenants/:tenant_id';
 
   app.get(`${base}/bets/:bet_id/wallet-calls`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      tags: ['admin'], security, params: BetParams, response,
+      tags: ['admin'], security, params: BetParams, response: { ...okResponse(answers.CallsOfBet), ...errors },
       summary: 'Every wallet call of a bet, in order, with every attempt (as `wagerline wallet calls --bet`)',
     },
   }, async (request) => {
@@ -34,17 +37,17 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
   });
 
   app.get(`${base}/wallet-calls/failed`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      tags: ['admin'], security, params: TenantParams, response,
+      tags: ['admin'], security, params: TenantParams, response: { ...okResponse(answers.FailedCalls), ...errors },
       summary: 'The tenant\'s calls parked as failed (as `wagerline wallet failed --tenant`)',
     },
   }, async (request) => controls.failed(tenantInReach(request)));
 
   app.post(`${base}/wallet-calls/:call_id/retry`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      tags: ['admin'], security, params: CallParams, response,
+      tags: ['admin'], security, params: CallParams, response: { ...okResponse(answers.WalletCall), ...changeErrors },
       summary: 'Send a parked call, or one waiting after a failure, again now: same transactionId, fresh retry budget (as `wagerline wallet retry`)',
     },
   }, async (request) => {
@@ -54,9 +57,9 @@ export function registerWalletControlRoutes(app: FastifyInstance, controls: Pick
   });
 
   app.post(`${base}/wallet-calls/:call_id/resolve`, {
-    onRequest,
+    onRequest, ...documentedAnswer,
     schema: {
-      tags: ['admin'], security, params: CallParams, response,
+      tags: ['admin'], security, params: CallParams, response: { ...okResponse(answers.WalletCall), ...changeErrors },
       summary: 'Close a parked call without sending it, settled by other means; unblocks its bet (as `wagerline wallet resolve`)',
       body: Type.Object({
         note: Type.String({ minLength: 1, maxLength: 500, description: 'Why, for the record' }),
