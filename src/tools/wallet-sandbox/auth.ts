@@ -38,6 +38,12 @@ export function createAuthenticator(auth: SandboxAuth, now: () => Date): Authent
   const ttl = auth.tokenTtlSeconds ?? 3600;
   return {
     issue(body, brokenShape) {
+      // A body that was sent but is no object (not JSON, a JSON string or array): say so, rather
+      // than that it names no grant, so a caller looks at how it encodes the request.
+      if (body !== '' && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
+        return errorAnswer('VALIDATION_ERROR', 'the body must be a JSON object {"grant_type": "client_credentials", "client_id", "client_secret"} '
+          + '(or the same fields as an application/x-www-form-urlencoded form)');
+      }
       const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>;
       if (b.grant_type !== 'client_credentials') {
         return errorAnswer('UNSUPPORTED_GRANT_TYPE', 'grant_type must be "client_credentials"');

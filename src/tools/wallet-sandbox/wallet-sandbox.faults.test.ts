@@ -49,6 +49,24 @@ test('client credentials: token shape of spec 2.3, wrong secret, wrong grant, mi
   });
 });
 
+test('client credentials: a token request whose body is not JSON (nor a form) is VALIDATION_ERROR saying so, not an unsupported grant', async () => {
+  await withSandbox({}, async (s) => {
+    const send = async (body: string, type: string) => {
+      const res = await fetch(`${s.url}/auth/token`, { method: 'POST', headers: { 'content-type': type }, body });
+      return { status: res.status, json: (await res.json()) as { code: string; message: string; statusCode: number } };
+    };
+    for (const [body, type] of [['{"grant_type": "client_credentials",', 'application/json'], ['"client_credentials"', 'application/json'],
+      ['[1]', 'application/json'], ['grant_type=client_credentials', 'text/plain']]) {
+      const refused = await send(body!, type!);
+      assert.deepEqual([refused.status, refused.json.code, refused.json.statusCode], [400, 'VALIDATION_ERROR', 400], body);
+      assert.match(refused.json.message, /^the body must be a JSON object \{"grant_type": "client_credentials", "client_id", "client_secret"\}/);
+    }
+    const form = await send('grant_type=client_credentials&client_id=op-client&client_secret=op-secret', 'application/x-www-form-urlencoded');
+    assert.equal(form.status, 200, 'a form is taken');
+    assert.equal((await send('', 'application/json')).json.code, 'UNSUPPORTED_GRANT_TYPE', 'an empty body names no grant');
+  });
+});
+
 test('API key: the configured header carries the key; a wrong key is 401 INVALID_API_KEY; there is no /auth/token', async () => {
   await withSandbox({ auth: { kind: 'api_key', apiKey: 'k-123', header: 'X-Wallet-Key' } }, async (s) => {
     assert.equal((await call(s, { 'x-wallet-key': 'k-123' }, 'reserve', reserve(1))).status, 200);
