@@ -2,7 +2,7 @@
 // docs/wallet-sandbox.md lists them all (a test keeps the two in step).
 
 export const SANDBOX_CODES = {
-  VALIDATION_ERROR: { status: 400, meaning: 'The body is not JSON, or a field is missing, of the wrong type or out of range (a confirm or a credit of 0.00 included).' },
+  VALIDATION_ERROR: { status: 400, meaning: 'The body is not JSON (a token request: not a JSON object or a form), or a field is missing, of the wrong type or out of range (a confirm or a credit of 0.00 included).' },
   INSUFFICIENT_FUNDS: { status: 400, meaning: 'The cash or bonus balance is lower than the amount to reserve or debit.' },
   AMOUNT_EXCEEDS_RESERVED: { status: 400, meaning: 'confirm: the accepted amount is larger than the funds held by the reserve.' },
   REFUND_EXCEEDS_BET: { status: 400, meaning: 'refundBet: the amount is larger than what is still held or confirmed for the bet.' },
