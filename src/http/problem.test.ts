@@ -82,14 +82,16 @@ test('malformed JSON → 400 malformed_json', async () => {
   assertProblem(res, 400, 'malformed_json');
 });
 
-test('an unsupported content type → 415', async () => {
+test('an unsupported content type → 415 naming it and what to send', async () => {
   const res = await ctx.app.inject({ method: 'POST', url: '/echo', headers: { 'content-type': 'application/xml' }, payload: '<a/>' });
-  assertProblem(res, 415, 'unsupported_media_type');
+  const body = assertProblem(res, 415, 'unsupported_media_type');
+  assert.equal(body.detail, 'Content-Type "application/xml" is not accepted: send the body as application/json');
 });
 
-test('a body over the limit → 413', async () => {
+test('a body over the limit → 413 naming the limit', async () => {
   const res = await ctx.app.inject({ method: 'POST', url: '/echo', payload: { name: 'x'.repeat(5000), count: 1 } });
-  assertProblem(res, 413, 'payload_too_large');
+  const body = assertProblem(res, 413, 'payload_too_large');
+  assert.equal(body.detail, 'the body is larger than this route takes: at most 2048 bytes');
 });
 
 test('an unexpected error → generic 500 without SQL or stack', async () => {

@@ -201,9 +201,21 @@ export function frameworkProblem(error: FastifyError): AppError {
   return toAppError(error);
 }
 
+/** The framework's refusals of a body, said with what the request sent and what the route takes. */
+function bodyRefusal(error: FastifyError, request: FastifyRequest): AppError | undefined {
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    const type = String(request.headers['content-type'] ?? '').slice(0, 100);
+    return new AppError('unsupported_media_type', `Content-Type ${JSON.stringify(type)} is not accepted: send the body as application/json`);
+  }
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new AppError('payload_too_large', `the body is larger than this route takes: at most ${request.routeOptions.bodyLimit} bytes`);
+  }
+  return undefined;
+}
+
 export function registerProblemHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error, request: FastifyRequest, reply) => {
-    const problem = toAppError(error);
+    const problem = bodyRefusal(error as FastifyError, request) ?? toAppError(error);
     // A database out of reach fails every request alike: one line each, the reason without a stack.
     if (problem instanceof DatabaseUnavailable) request.log.warn({ reason: problem.reason }, 'request failed: the database cannot be reached');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
