@@ -73,6 +73,13 @@ function isQueryTimeout(error: unknown): boolean {
 const SOCKET_LOST = new Set(['ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
 
 /**
+ * pg's messages (no code, no severity) for a query on a connection that is gone: the socket closed
+ * under it, or closed before it was sent — which of the two a query meets after its session was
+ * ended depends on whether pg had read the close yet (client.js: "not queryable").
+ */
+const LOST_MESSAGE = /^(Connection terminated|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)/;
+
+/**
  * A query's error when its connection was lost under it, as DatabaseUnavailable (a 503 the client
  * may retry, as for a failed connect; not an internal error logged with a stack): the server ended
  * the session (57P01 administrator command, 57P02 crash of another backend, class 08), the
@@ -86,7 +93,7 @@ export function connectionLost(error: unknown): DatabaseUnavailable | undefined 
   if (!e || typeof e !== 'object') return undefined;
   const code = typeof e.code === 'string' ? e.code : '';
   const lost = code.startsWith('08') || code === '57P01' || code === '57P02'
-    || (e.severity === undefined && (SOCKET_LOST.has(code) || (typeof e.message === 'string' && e.message.startsWith('Connection terminated'))));
+    || (e.severity === undefined && (SOCKET_LOST.has(code) || (typeof e.message === 'string' && LOST_MESSAGE.test(e.message))));
   return lost ? new DatabaseUnavailable(`the connection was lost: ${String(e.message ?? code)}`, false, error) : undefined;
 }
 
