@@ -8,6 +8,7 @@ import type { Pool } from '../../db/pool.ts';
 import type { SecretBox } from '../../crypto/secret-box.ts';
 import type { TenantService } from '../tenants/tenants.service.ts';
 import { AppError, echo } from '../../errors.ts';
+import { failureChanges, type EventLog } from '../../log.ts';
 import { decoyHash, verifySecret } from './secret-hash.ts';
 import { ALG, loadSigningKeys, rotateSigningKey, type SigningKey } from './signing-keys.ts';
 
@@ -45,7 +46,7 @@ export interface TokenServiceDeps {
   refreshSeconds: number;
   clock?: () => Date;
   /** Where a failed background refresh is told (revocations stop reaching this process meanwhile). */
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: EventLog;
 }
 
 export function createTokenService({ db, clients, box, ttlSeconds, refreshSeconds, clock = () => new Date(), log }: TokenServiceDeps) {
@@ -109,10 +110,20 @@ export function createTokenService({ db, clients, box, ttlSeconds, refreshSecond
     async start(): Promise<void> {
       await refresh();
       // A failed refresh keeps the keys and revocations last read: told, since a client revoked
-      // meanwhile stays accepted by this process until a refresh succeeds.
-      timer = setInterval(() => void refresh().catch((error: unknown) => log?.('token keys and revocations could not be refreshed; the last ones read stay in force', {
-        module: 'auth', err: String(error),
-      })), refreshSeconds * 1000);
+      // meanwhile stays accepted by this process until a refresh succeeds. While the database is
+      // away every refresh fails alike: the first failure and the recovery are logged.
+      const refreshes = failureChanges((message, fields, level) => log?.(message, { module: 'auth', ...fields }, level), {
+        failed: 'token keys and revocations could not be refreshed; the last ones read stay in force',
+        recovered: 'token keys and revocations refreshed again',
+      });
+      // One background refresh at a time: on a database that does not answer they would pile up,
+      // and one that failed late after a newer one succeeded would read as a new outage.
+      let running: Promise<void> | undefined;
+      timer = setInterval(() => {
+        running ??= refresh().then(() => refreshes.succeeded(), (error: unknown) => refreshes.failed(error)).finally(() => {
+          running = undefined;
+        });
+      }, refreshSeconds * 1000);
       timer.unref();
     },
 

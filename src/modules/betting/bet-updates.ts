@@ -13,6 +13,7 @@
 import pg from 'pg';
 import { clientOptions, connectClient, DEFAULT_CONNECT_TIMEOUT_MS } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { failureChanges, type EventLog } from '../../log.ts';
 import { BET_UPDATES_CHANNEL } from './betting.queries.ts';
 
 /** What a change announces: the bet and the state it moved to (lower case, as stored). */
@@ -34,7 +35,7 @@ export interface BetUpdatesDeps {
   keepAliveMs?: number;
   /** Updates a subscriber may have waiting before it is ended as too slow. */
   maxQueue?: number;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: EventLog;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -63,7 +64,9 @@ export class SubscriberTooSlow extends AppError {
 export function createBetUpdates(deps: BetUpdatesDeps = {}) {
   const retryMs = deps.retryMs ?? 1000;
   const maxQueue = deps.maxQueue ?? 10_000;
-  const log = deps.log ?? (() => undefined);
+  const log: EventLog = (message, fields, level) => deps.log?.(message, { module: 'betting', ...fields }, level);
+  // While the database is away every retry fails alike: the first failure and the recovery are logged.
+  const retries = failureChanges(log, { failed: 'bet updates: LISTEN failed; retrying', recovered: 'bet updates: LISTEN works again' });
   const listeners = new Set<Listener>();
   let client: pg.Client | undefined;
   /** Whether LISTEN is in place on `client`. */
@@ -139,8 +142,9 @@ export function createBetUpdates(deps: BetUpdatesDeps = {}) {
         requested = false;
         await apply();
       }
+      retries.succeeded();
     })().catch((error: unknown) => {
-      log('bet updates: LISTEN failed; retrying', { err: String(error) });
+      retries.failed(error);
       scheduleRetry();
       throw error;
     }).finally(() => {

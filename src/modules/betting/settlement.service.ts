@@ -6,6 +6,7 @@
 // is owed nothing the second time. Cancellation, cash out and adjustments change one bet, under
 // the same row lock.
 import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import { failureChanges, type EventLog } from '../../log.ts';
 import type { Move } from '../../racing/bet-ledger.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
 import { raceKey } from '../../racing/results.ts';
@@ -28,7 +29,7 @@ export interface SettlementDeps {
   reporting: Pick<IntakeService, 'reportPlacedBets'>;
   /** Bets per batch transaction. */
   batchSize?: number;
-  log?: (message: string, fields?: Record<string, unknown>) => void;
+  log?: EventLog;
 }
 
 /** A settlement that queued this many calls refreshes the outbox's statistics before delivery. */
@@ -141,7 +142,8 @@ export function createSettlementService(deps: SettlementDeps) {
   /**
    * Settles every queued race, oldest first, until none is left. A race whose settlement fails
    * does not hold up the others: it stays queued at its last batch, and the failure is thrown once
-   * the rest are settled (the worker logs it and tries again at its next poll).
+   * the rest are settled (the worker tries again at its next poll; it logs the first of a run of
+   * failed rounds, and the round that succeeds after them).
    */
   async function runPending(stopped: () => boolean = () => false): Promise<SettlementSummary> {
     const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
@@ -174,11 +176,14 @@ export function createSettlementService(deps: SettlementDeps) {
     startWorker(options: { pollMs?: number } = {}) {
       let running = true;
       let wake: (() => void) | undefined;
+      // While the database is away every round fails alike: its first failure and the recovery are logged.
+      const log: EventLog = (message, fields, level) => deps.log?.(message, { module: 'settlement', ...fields }, level);
+      const rounds = failureChanges(log, { failed: 'settlement failed; retrying', recovered: 'settlement works again' });
       // stop() ends it between two batches: serve's shutdown waits for one transaction, not for
       // a backlog of races (what is left stays queued; the next process resumes it).
       const loop = (async () => {
         while (running) {
-          await runPending(() => !running).catch((error: unknown) => deps.log?.('settlement failed; retrying', { err: String(error) }));
+          await runPending(() => !running).then(() => rounds.succeeded(), (error: unknown) => rounds.failed(error));
           if (!running) break; // a stop() meanwhile found no wake-up to call
           await new Promise<void>((resolve) => {
             wake = resolve;

@@ -3,6 +3,7 @@
 // the worker's polling alone delivers, at most one poll late.
 import pg from 'pg';
 import { clientOptions, connectClient, DEFAULT_CONNECT_TIMEOUT_MS } from '../../../db/pool.ts';
+import { failureChanges, type EventLog } from '../../../log.ts';
 
 export interface CallListenerOptions {
   url: string;
@@ -14,11 +15,13 @@ export interface CallListenerOptions {
   /** False once the worker stops: no more retries, no more notifications passed on. */
   running: () => boolean;
   onTenant: (tenantId: string) => void;
-  log: (message: string, fields?: Record<string, unknown>) => void;
+  log: EventLog;
 }
 
 export function createCallListener(options: CallListenerOptions) {
   let current: pg.Client | undefined;
+  // While the database is away every attempt fails alike: the first failure and the recovery are logged.
+  const attempts = failureChanges(options.log, { failed: 'wallet worker: LISTEN failed; retrying', recovered: 'wallet worker: LISTEN works again' });
 
   async function listen(): Promise<void> {
     let retrying = false; // once per connection, whether its connect or a later error failed it
@@ -43,11 +46,12 @@ export function createCallListener(options: CallListenerOptions) {
       await client.query('LISTEN wallet_calls');
     } catch (error) {
       void client.end().catch(() => undefined);
-      options.log('wallet worker: LISTEN failed; retrying', { err: String(error) });
+      attempts.failed(error);
       again();
       throw error;
     }
     current = client;
+    attempts.succeeded();
   }
 
   return {
