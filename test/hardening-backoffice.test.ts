@@ -86,3 +86,20 @@ test('request-level refusals are 4xx with a code: not JSON, another media type, 
     assert.deepEqual([res.statusCode, codes(res.json() as never)], [status, [code]], JSON.stringify(res.json()).slice(0, 200));
   }
 });
+
+test('413 and 415 say what is wrong: the endpoint\'s limit in bytes; the Content-Type sent and the ones to send', async () => {
+  const send = (payload: string, type: string) =>
+    ctx.app.inject({ method: 'POST', url: '/backoffice/query', headers: { ...client.headers, 'content-type': type }, payload });
+  const errorsOf = (res: { json(): unknown }) => (res.json() as { errors: Array<{ message: string; extensions: { code: string } }> }).errors;
+  const tooLarge = await send(JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(ctx.config.WAGERLINE_BODY_LIMIT_BYTES) }), 'application/json');
+  assert.equal(tooLarge.statusCode, 413);
+  assert.deepEqual(errorsOf(tooLarge).map((e) => e.message),
+    [`the body is larger than this endpoint takes: at most ${ctx.config.WAGERLINE_BODY_LIMIT_BYTES} bytes`]);
+  const xml = await send('<query/>', 'application/xml');
+  assert.equal(xml.statusCode, 415);
+  assert.deepEqual(errorsOf(xml).map((e) => e.message),
+    ['Content-Type "application/xml" is not accepted: send the body as application/json, or the query alone as application/graphql']);
+  // What the message offers works.
+  const graphql = await send('{ __typename }', 'application/graphql');
+  assert.deepEqual([graphql.statusCode, graphql.json()], [200, { data: { __typename: 'Query' } }]);
+});

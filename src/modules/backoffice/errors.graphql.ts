@@ -70,6 +70,14 @@ function fromWrapper(wrapper: NonNullable<Failure['originalError']>, reply: Fast
   });
 }
 
+/** A body the framework refused, said with what the request sent and what the endpoint takes. */
+function refusal(status: number, message: string, reply: FastifyReply | undefined): string {
+  if (status === 413 && reply) return `the body is larger than this endpoint takes: at most ${reply.request.routeOptions.bodyLimit} bytes`;
+  if (status !== 415 || !reply) return clip(message);
+  const type = String(reply.request.headers['content-type'] ?? '').slice(0, 100);
+  return `Content-Type ${JSON.stringify(type)} is not accepted: send the body as application/json, or the query alone as application/graphql`;
+}
+
 function answer(error: Failure, reply: FastifyReply | undefined, log: MercuriusContext['app']['log']): { answered: Answered[]; status?: number } {
   const original = connectionLost(error.originalError) ?? error.originalError;
   const at = { ...(error.locations ? { locations: error.locations } : {}), ...(error.path ? { path: error.path } : {}) };
@@ -78,7 +86,7 @@ function answer(error: Failure, reply: FastifyReply | undefined, log: MercuriusC
   if (original && Array.isArray(original.errors)) return { answered: fromWrapper(original, reply), status: original.statusCode ?? 400 };
   const status = original?.statusCode;
   if (!error.path && original && typeof status === 'number' && status >= 400 && status < 500) {
-    return { answered: [{ message: clip(original.message), extensions: { code: STATUS_CODES[status] ?? 'BAD_REQUEST' } }], status };
+    return { answered: [{ message: refusal(status, original.message, reply), extensions: { code: STATUS_CODES[status] ?? 'BAD_REQUEST' } }], status };
   }
   if (!original && !error.path) return { answered: [{ message: clip(error.message), ...at, extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }], status: 400 };
   log.error({ err: original ?? error }, 'back-office request failed');
