@@ -26,7 +26,8 @@ async function takenPort(): Promise<number> {
 /** 192.0.2.0/24 is for documentation (RFC 5737): never an address of this machine. */
 const NOT_HERE = '192.0.2.1';
 
-const line = (message: string) => `wagerline: ${message}\n${HELP_HINT}\n`;
+// Not a usage mistake: one line, without the --help hint (a usage mistake keeps it, last test).
+const line = (message: string) => `wagerline: ${message}\n`;
 
 test('wallet-sandbox on a port already in use says so, naming the port, the host and --port; exit 1', async () => {
   const port = await takenPort();
@@ -77,4 +78,11 @@ test('wallet-sandbox with a database that cannot be reached still says so', asyn
   const run = await runCli(['wallet-sandbox', '--port', '0'], { DATABASE_URL: `postgres://postgres@127.0.0.1:${await freePort()}/postgres`, LOG_LEVEL: 'silent' });
   assert.equal(run.code, 1, run.stderr);
   assert.match(run.stderr, /^wagerline: cannot reach the database/);
+});
+
+test('a usage mistake (exit 2) is followed by the --help hint; a port in use (exit 1) is not', async () => {
+  const run = await runCli(['dev-jwks', '--port', 'nope'], {});
+  assert.equal(run.code, 2, run.stderr);
+  assert.match(run.stderr, /^wagerline: .*--port.*\n/);
+  assert.ok(run.stderr.endsWith(`\n${HELP_HINT}\n`), run.stderr);
 });

@@ -1,6 +1,6 @@
 // Helpers shared by the CLI commands: one JSON object on stdout, logs (JSON lines, at LOG_LEVEL)
-// and errors on stderr. Every failure is one line "wagerline: <what is wrong>" followed by the
-// --help hint, and one exit-code convention for every command (README, Command line):
+// and errors on stderr. Every failure is one line "wagerline: <what is wrong>" (a usage error's
+// followed by the --help hint), and one exit-code convention for every command (README, Command line):
 //   2  a usage error: a bad or missing argument or option, an unknown option, an unreadable file,
 //      a wrong setting; nothing was done;
 //   1  a refused or failed operation: the service said no (not found, conflict, a value it
@@ -20,16 +20,16 @@ import { ListenError, listenProblem } from '../tools/listen.ts';
 /** Exit codes of every command (see above). */
 export const EXIT = { refused: 1, usage: 2 } as const;
 
-/** The line printed after every error. */
+/** The line printed after a usage error (exit 2): usage is what a refused or failed operation is not about. */
 export const HELP_HINT = '(run with --help for usage)';
 
 export function emit(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);
 }
 
-/** One error line, the --help hint, and the exit. */
+/** One error line, the --help hint after a usage error, and the exit. */
 export function fail(message: string, exitCode: number = EXIT.refused): never {
-  process.stderr.write(`wagerline: ${oneLine(message)}\n${HELP_HINT}\n`);
+  process.stderr.write(`wagerline: ${oneLine(message)}\n${exitCode === EXIT.usage ? `${HELP_HINT}\n` : ''}`);
   process.exit(exitCode);
 }
 

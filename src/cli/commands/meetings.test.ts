@@ -35,7 +35,7 @@ test('imports the sample JSON and CSV files; a re-import updates instead of dupl
   ]);
 });
 
-test('a bad file is refused whole, with every problem on one stderr line (and the --help hint) and nothing on stdout', async () => {
+test('a bad file is refused whole, with every problem on one stderr line (no --help hint: not a usage mistake) and nothing on stdout', async () => {
   const file = path.join(dir, 'bad.csv');
   writeFileSync(file, 'meeting_id,date,venue,jurisdiction,code,race_number,start_time\n' +
     '5001,2024-05-01,Flemington,VIC,T,1,2024-05-01T12:00:00+10:00\n' +
@@ -44,7 +44,7 @@ test('a bad file is refused whole, with every problem on one stderr line (and th
   assert.notEqual(res.code, 0);
   assert.equal(res.stdout, '');
   assert.equal(res.code, 1, 'the file was read: refused, not a usage error');
-  assert.deepEqual(res.stderr.trim().split('\n').slice(1), ['(run with --help for usage)'], 'one error line, then the --help hint');
+  assert.equal(res.stderr.trim().split('\n').length, 1, `one error line, no --help hint: ${res.stderr}`);
   assert.match(res.stderr, /nothing imported: record 2: date must be YYYY-MM-DD; record 2: code must be T/);
   assert.match(res.stderr, /start_time must be an ISO 8601/);
   const { rows } = await db.pool.query('SELECT 1 FROM meetings WHERE meeting_id = 5001');
