@@ -21,7 +21,7 @@ const VERSION = (JSON.parse(readFileSync(new URL('../../package.json', import.me
  * Help texts (inherited by every subcommand). A command list shows each command's first sentence
  * and arguments, wrapped to the terminal even beside long argument lists (each command's own
  * --help has its whole description and options); a required option says so, which commander
- * otherwise tells only once it is missing.
+ * otherwise tells only once it is missing, and one an environment variable can supply names it.
  */
 const HELP_LAYOUT = {
   minWidthToWrap: 30,
@@ -31,7 +31,9 @@ const HELP_LAYOUT = {
   subcommandDescription: (command: Command) => firstSentence(command.description()),
   optionDescription(this: Help, option: Option) {
     const text = Help.prototype.optionDescription.call(this, option);
-    return option.mandatory ? `${text} (required)` : text;
+    if (!option.mandatory) return text;
+    if (!option.envVar) return `${text} (required)`;
+    return `${text.replace(` (env: ${option.envVar})`, '')} (required unless ${option.envVar} is set)`;
   },
 };
 

@@ -7,6 +7,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import { MAX_BATCH, toBatches } from '../../tools/uploader/batches.ts';
 import { BetsFileError, decodeBetsFile, detectFormat, readBets, type FileBet, type FileFormat } from '../../tools/uploader/read-bets.ts';
 import { uploadBatches } from '../../tools/uploader/uploader.ts';
+import { redactUrlCredentials } from '../../net/redact-url.ts';
 import { startProgress } from '../progress.ts';
 import { daysToMoveNotAfter, shiftDate } from '../../racing/redate.ts';
 import { dateOption, describeError, emit, fail, fileError } from '../run.ts';
@@ -29,7 +30,8 @@ function httpUrl(name: string, raw: string): void {
   try {
     url = new URL(raw);
   } catch {
-    return fail(`${name} is not a URL: "${raw}"`, 2);
+    // Quoted for the operator to spot the typo, without a credential it may carry.
+    return fail(`${name} is not a URL: "${redactUrlCredentials(raw)}"`, 2);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name} must be an http:// or https:// URL`, 2);
 }
