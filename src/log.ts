@@ -34,15 +34,22 @@ export function eventLog(logger: () => Logger | undefined, module: string): Even
  * For work that fails the same way on every round while the database is away: the first failure
  * is logged (warn, with the error's message, and the reason of an unreachable database), then
  * nothing until a round succeeds, which logs the recovery (info, with how many rounds failed).
+ * With `outage`, only the failures it accepts are so quieted; every other one is logged.
  */
-export function failureChanges(log: EventLog, messages: { failed: string; recovered: string }) {
+export function failureChanges(log: EventLog, messages: { failed: string; recovered: string },
+  options: { outage?: (error: unknown) => boolean } = {}) {
   let failures = 0;
+  const warn = (error: unknown) => {
+    const e = error as { message?: unknown; reason?: unknown } | null;
+    const err = e instanceof Error ? e.message : String(error);
+    log(messages.failed, { err, ...(typeof e?.reason === 'string' && { reason: e.reason }) }, 'warn');
+  };
   return {
     failed(error: unknown): void {
-      if (failures++) return;
-      const e = error as { message?: unknown; reason?: unknown } | null;
-      const err = e instanceof Error ? e.message : String(error);
-      log(messages.failed, { err, ...(typeof e?.reason === 'string' && { reason: e.reason }) }, 'warn');
+      // A failure that is not the outage (a race that cannot be settled, say) may be another each
+      // round: each is logged, and none counts toward the outage's run.
+      if (options.outage && !options.outage(error)) return warn(error);
+      if (!failures++) warn(error);
     },
     succeeded(): void {
       if (!failures) return;

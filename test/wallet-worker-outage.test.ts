@@ -68,3 +68,20 @@ test('failureChanges: a second outage is logged again; a success without a failu
     ['down', { err: 'not an Error' }, 'warn'],
   ]);
 });
+
+test('failureChanges with outage: only the outage is logged once; every other failure is logged each time', () => {
+  const logged: Array<[string, Record<string, unknown> | undefined]> = [];
+  const changes = failureChanges((message, fields) => logged.push([message, fields]), { failed: 'down', recovered: 'up' },
+    { outage: (error) => (error as Error).message.startsWith('db') });
+  changes.failed(new Error('db away'));
+  changes.failed(new Error('db away'));
+  changes.failed(new Error('race 5 cannot be settled'));
+  changes.failed(new Error('race 6 cannot be settled'));
+  changes.succeeded();
+  assert.deepEqual(logged, [
+    ['down', { err: 'db away' }],
+    ['down', { err: 'race 5 cannot be settled' }],
+    ['down', { err: 'race 6 cannot be settled' }],
+    ['up', { failures: 2 }],
+  ]);
+});

@@ -5,7 +5,7 @@
 // batch; any process (serve's worker, the next CLI command) resumes it, and a bet settled twice
 // is owed nothing the second time. Cancellation, cash out and adjustments change one bet, under
 // the same row lock.
-import { withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
+import { connectionLost, withTransaction, type Pool, type Queryable } from '../../db/pool.ts';
 import { failureChanges, type EventLog } from '../../log.ts';
 import type { Move } from '../../racing/bet-ledger.ts';
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';
@@ -142,8 +142,8 @@ export function createSettlementService(deps: SettlementDeps) {
   /**
    * Settles every queued race, oldest first, until none is left. A race whose settlement fails
    * does not hold up the others: it stays queued at its last batch, and the failure is thrown once
-   * the rest are settled (the worker tries again at its next poll; it logs the first of a run of
-   * failed rounds, and the round that succeeds after them).
+   * the rest are settled (the worker tries again at its next poll; it logs every such failure, and
+   * of a database outage the first failed round and the round that succeeds after them).
    */
   async function runPending(stopped: () => boolean = () => false): Promise<SettlementSummary> {
     const summary: SettlementSummary = { jobs: 0, bets_seen: 0, bets_changed: 0, calls_queued: 0, problems: [] };
@@ -178,7 +178,10 @@ export function createSettlementService(deps: SettlementDeps) {
       let wake: (() => void) | undefined;
       // While the database is away every round fails alike: its first failure and the recovery are logged.
       const log: EventLog = (message, fields, level) => deps.log?.(message, { module: 'settlement', ...fields }, level);
-      const rounds = failureChanges(log, { failed: 'settlement failed; retrying', recovered: 'settlement works again' });
+      // A race that fails for another reason may fail every round, and another race after it: those are
+      // all logged, so that a bet left unsettled is never silent.
+      const rounds = failureChanges(log, { failed: 'settlement failed; retrying', recovered: 'settlement works again' },
+        { outage: (error) => connectionLost(error) !== undefined });
       // stop() ends it between two batches: serve's shutdown waits for one transaction, not for
       // a backlog of races (what is left stays queued; the next process resumes it).
       const loop = (async () => {
