@@ -62,7 +62,10 @@ test('a placement after the move sends its confirm at commit where its reserve w
     assert.equal((await process.wallet.reserve(b.input, { take })).outcome, 'reserved');
     const confirm = async () => (await f.wallet.callsOfBet(b.betId)).calls.find((c) => c.op === 'confirm');
     await until('the confirm answered', async () => ['delivered', 'failed'].includes((await confirm())?.status ?? ''));
-    assert.equal((await confirm())?.status, 'delivered', 'not refused by the old wallet, which never saw the reserve');
+    const answered = await confirm();
+    // On failure, say where each wallet saw the bet and why the confirm stopped: a rare failure under load is not yet explained.
+    assert.equal(answered?.status, 'delivered', `not refused by the old wallet, which never saw the reserve: ${JSON.stringify({ confirm: answered,
+      old: sentTo(f.sandbox, 'betId', b.betId).map((r) => r.op), moved: sentTo(moved, 'betId', b.betId).map((r) => r.op) })}`);
     assert.deepEqual([sentTo(f.sandbox, 'betId', b.betId).map((r) => r.op), sentTo(moved, 'betId', b.betId).map((r) => r.op)], [[], ['reserve', 'confirm']]);
   } finally {
     await process.close();
