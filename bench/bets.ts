@@ -13,6 +13,8 @@
 // warm-up, so its JIT and its pool's connections are in the figures. Each row also gives the share
 // of bets taken in one transaction with others (serve's /metrics). Uses DATABASE_URL's server (a
 // scratch database is created and dropped) or an embedded PostgreSQL in a temporary directory.
+// BENCH_SERVES=N starts N serve processes on the one database, the load generator's loops spread
+// over them as a load balancer would (CPU and /metrics summed over them).
 // BENCH_LATENCIES and BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS
 // sets the run's size; BENCH_WARMUP placements (default 0) go first, unmeasured, so that a row
 // can show the steady state of a process V8 has finished compiling. Last line: one JSON object.
@@ -33,6 +35,8 @@ import { startServe } from './serve.ts';
 
 const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
+/** serve processes on the one database, each loop of the load generator bound to one of them (docs/operations.md: one per core). */
+const SERVES = Number(process.env.BENCH_SERVES ?? 1);
 const USERS = 100;
 const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
 const MEETING = 990001;
@@ -50,10 +54,11 @@ interface Run {
   taken_together: number;
 }
 
-/** The share of reserves recorded together with others, from serve's /metrics. */
-async function takenTogether(http: HttpPool): Promise<number> {
-  const text = await (await http.request({ method: 'GET', path: '/metrics' })).body.text();
-  const count = (how: string) => Number(new RegExp(`^wallet_reserve_takes_total\\{how="${how}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0);
+/** The share of reserves recorded together with others, from the serve processes' /metrics. */
+async function takenTogether(pools: HttpPool[]): Promise<number> {
+  const texts = await Promise.all(pools.map(async (http) => (await http.request({ method: 'GET', path: '/metrics' })).body.text()));
+  const count = (how: string) => texts.reduce((sum, text) =>
+    sum + Number(new RegExp(`^wallet_reserve_takes_total\\{how="${how}"\\} (\\d+)`, 'm').exec(text)?.[1] ?? 0), 0);
   const [together, alone] = [count('together'), count('alone')];
   return together + alone ? round(together / (together + alone), 2) : 0;
 }
@@ -97,8 +102,8 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
     const res = await runCli(args, env);
     if (res.code !== 0) throw new Error(`${args.join(' ')}: ${res.stderr}`);
   }
-  const serve = await startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' });
-  const http = new HttpPool(serve.url, { connections: Math.max(concurrency, 1), pipelining: 1 });
+  const serves = await Promise.all(Array.from({ length: SERVES }, async () => startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' })));
+  const pools = serves.map((s) => new HttpPool(s.url, { connections: Math.max(Math.ceil(concurrency / SERVES), 1), pipelining: 1 }));
   const latencies: number[] = [];
   const body = (key: string, i: number) => JSON.stringify({ query: PLACE, variables: { input: {
     idempotencyKey: key, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
@@ -106,7 +111,8 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   /** Places `count` bets from `concurrency` loops; each answer's latency goes to `into`. */
   const place = async (prefix: string, count: number, into: number[]) => {
     let next = 0;
-    await Promise.all(Array.from({ length: concurrency }, async () => {
+    await Promise.all(Array.from({ length: concurrency }, async (_, loop) => {
+      const http = pools[loop % pools.length]!;
       while (next < count) {
         const i = next++;
         const s = performance.now();
@@ -122,16 +128,16 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   await place('warm-up', WARMUP, []);
   await confirmsDelivered(db, tenant);
   const { backends, background } = postgresPids(db);
-  const run = await runCpu({ serve: () => [serve.child.pid!], sandbox: () => [sandbox.child.pid!], postgres: backends, postgres_bg: background });
+  const run = await runCpu({ serve: () => serves.map((s) => s.child.pid!), sandbox: () => [sandbox.child.pid!], postgres: backends, postgres_bg: background });
   const t0 = performance.now();
   await place('bench', PLACEMENTS, latencies);
   const seconds = (performance.now() - t0) / 1000;
   await confirmsDelivered(db, tenant);
   const delivered = (performance.now() - t0) / 1000;
   const { cpu, busy } = await run.per(PLACEMENTS);
-  const together = await takenTogether(http);
-  await http.close();
-  await serve.stop();
+  const together = await takenTogether(pools);
+  await Promise.all(pools.map((p) => p.close()));
+  await Promise.all(serves.map((s) => s.stop()));
   sandbox.child.kill('SIGTERM');
   latencies.sort((a, b) => a - b);
   return { latency_ms: latencyMs, concurrency, placements_per_s: Math.round(PLACEMENTS / seconds), p50_ms: round(percentile(latencies, 50), 1),
