@@ -141,6 +141,19 @@ test('a client without scope upload: the run stops at the first 403', async () =
   assert.match(res.json().error, /403 insufficient_scope/);
 });
 
+test('a tenant whose time zone the database does not know: the run stops at the first 409 tenant_misconfigured, naming the fix', async () => {
+  // Stored as before creation checked zones: a name retired from tzdata that Node still takes.
+  const { rows } = await ctx.db.pool.query<{ tenant_id: string }>(
+    "INSERT INTO tenants (name, currency, timezone) VALUES ('Regina Bet', 'AUD', 'Canada/East-Saskatchewan') RETURNING tenant_id");
+  const misconfigured = await seedClient(ctx, { tenantId: rows[0]!.tenant_id, agencies: ['TAB'] });
+  const res = await runCli(['upload', '--file', path.join(examples, 'bets-sample.ndjson'), '--concurrency', '1', '--api-url', base, '--auth-url', base],
+    env(misconfigured.client));
+  assert.equal(res.code, 1, res.stderr);
+  const summary = res.json();
+  assert.match(summary.error, /^the service refused the tenant \(409 tenant_misconfigured\): .*wagerline tenant set-zone [0-9a-f-]+ America\/Regina/);
+  assert.deepEqual([summary.rejected.length, summary.rejected[0].code, summary.not_sent], [1, 'tenant_misconfigured', summary.batches - 1]);
+});
+
 test('bad arguments or file: exit 2, one line on stderr, nothing on stdout', async () => {
   const missing = path.join(tmp, 'missing.csv');
   writeFileSync(missing, 'meeting_id,id\n1,a\n');

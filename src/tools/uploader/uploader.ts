@@ -42,7 +42,7 @@ export interface UploadSummary {
   /** Batches the service refused (4xx), or that still failed after every retry (status null, 5xx, 408 or 429). */
   rejected: BatchRejection[];
   warnings: Array<Record<string, unknown>>;
-  /** Set when the run stopped early (the credentials or scope were refused); `not_sent` batches were never sent. */
+  /** Set when the run stopped early (the credentials, scope or tenant were refused); `not_sent` batches were never sent. */
   error?: string;
   not_sent?: number;
   retries: number;
@@ -82,8 +82,19 @@ function listOf(value: unknown): unknown[] {
   return Array.isArray(value) ? value : [];
 }
 
-/** A 401 after a fresh token, or a 403, would fail every batch alike: the run stops. */
+/** An answer that would be the same for every batch: the run stops (stopsRun). */
 class StopRun extends Error {}
+
+/**
+ * Why the answer stops the run, or undefined: a refusal of the client (a 401 after a fresh token,
+ * a 403), or of its tenant (409 tenant_misconfigured: its time zone needs an administrator's fix
+ * first), would fail every batch alike.
+ */
+function stopsRun(status: number, code: string | undefined, detail: string): string | undefined {
+  if (status === 401 || status === 403) return `the service refused the client (${status} ${code ?? ''}): ${detail}`;
+  if (status === 409 && code === 'tenant_misconfigured') return `the service refused the tenant (409 ${code}): ${detail}`;
+  return undefined;
+}
 
 export async function uploadBatches(batches: Batch[], options: UploadOptions): Promise<UploadSummary> {
   const policy = { ...DEFAULT_POLICY, ...options.policy };
@@ -142,7 +153,8 @@ export async function uploadBatches(batches: Batch[], options: UploadOptions): P
     const detail = answer.detail ?? (text.slice(0, 300) || `HTTP ${status}`);
     const omitted = typeof answer.errors_omitted === 'number' ? { errors_omitted: answer.errors_omitted } : {};
     summary.rejected.push({ ...where, status, code: answer.code ?? null, detail: retryable(status) ? `gave up after ${outcome.attempts} attempts: ${detail}` : detail, errors, ...omitted });
-    if (status === 401 || status === 403) throw new StopRun(`the service refused the client (${status} ${answer.code ?? ''}): ${detail}`);
+    const stop = stopsRun(status, answer.code, detail);
+    if (stop) throw new StopRun(stop);
   }
 
   let next = 0;
