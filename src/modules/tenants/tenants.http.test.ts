@@ -26,6 +26,7 @@ test('every route: 401 without a token, 403 without the admin scope or for anoth
     ['GET', ''], ['POST', '/disable'], ['PUT', '/wallet', { url: 'http://127.0.0.1:9', auth: 'api_key', api_key: 'k', verify: false }],
     ['PUT', '/auth', { mode: 'custom' }], ['PUT', '/limits', {}], ['GET', '/clients'], ['POST', '/clients', { scopes: ['upload'] }],
     ['POST', `/clients/${admin.client.client_id}/rotate-secret`], ['POST', `/clients/${admin.client.client_id}/revoke`],
+    ['PUT', '/timezone', { timezone: 'America/Regina' }],
   ];
   for (const [method, path, body] of routes) {
     const url = `${T()}${path}`;
@@ -170,4 +171,31 @@ test('a refused wallet or user-auth body names the body\'s fields, not the CLI\'
   const cli = await runCli(['tenant', 'set-wallet', admin.tenant.tenant_id, '--url', 'https://wallet.example.com', '--auth', 'client_credentials',
     '--client-id', 'c', '--no-verify'], env);
   assert.equal(cli.stderr.split('\n')[0], 'wagerline: --auth client_credentials needs --client-id and --client-secret', 'the CLI keeps its option names');
+});
+
+test('timezone: replaces a zone the database does not know, as tenant set-zone does; a bad zone is 400, a known one 409', async () => {
+  // Stored as before creation checked zones: a name retired from tzdata that Node still takes.
+  const { rows } = await ctx.db.pool.query<{ tenant_id: string }>(
+    "INSERT INTO tenants (name, currency, timezone) VALUES ('Regina Bet', 'AUD', 'Canada/East-Saskatchewan') RETURNING tenant_id");
+  const own = await seedClient(ctx, { scopes: ['admin'], tenantId: rows[0]!.tenant_id });
+  const url = `/admin/tenants/${own.tenant.tenant_id}/timezone`;
+  const refused = async (body: unknown, status: number, code: string, detail: RegExp) => {
+    const res = await call('PUT', url, body, own.auth);
+    assert.deepEqual([res.statusCode, res.json().code], [status, code], res.body);
+    assert.match(res.json().detail, detail);
+  };
+  await refused({ timezone: 'US/Pacific-New' }, 400, 'bad_request', /^timezone "US\/Pacific-New" is not a time zone the database knows.*"America\/Los_Angeles"/);
+  await refused({ timezone: '+10:00' }, 400, 'bad_request', /is not an IANA time zone name/);
+  await refused({}, 400, 'validation_failed', /timezone/);
+  await refused({ timezone: 'America/Regina', name: 'x' }, 400, 'validation_failed', /name/);
+  assert.equal((await ctx.tenants.requireTenant(own.tenant.tenant_id)).timezone, 'Canada/East-Saskatchewan', 'the refusals changed nothing');
+
+  const fixed = await call('PUT', url, { timezone: 'America/Regina' }, own.auth);
+  assert.equal(fixed.statusCode, 200, fixed.body);
+  const cliShow = await runCli(['tenant', 'show', own.tenant.tenant_id], cliEnv(ctx.db.url));
+  assert.deepEqual(fixed.json(), { ...cliShow.json().tenant, previous_timezone: 'Canada/East-Saskatchewan' }, 'the tenant as the CLI shows it now');
+  await refused({ timezone: 'Pacific/Auckland' }, 409, 'conflict', /time zone "America\/Regina" is one the database knows: only a zone it does not know is replaced/);
+  const platform = await seedClient(ctx, { scopes: ['admin', 'platform'] });
+  const unknown = await call('PUT', '/admin/tenants/00000000-0000-4000-8000-000000000000/timezone', { timezone: 'America/Regina' }, platform.auth);
+  assert.deepEqual([unknown.statusCode, unknown.json().code], [404, 'tenant_not_found']);
 });

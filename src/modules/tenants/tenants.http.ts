@@ -1,7 +1,7 @@
-// The admin API of a tenant (scope `admin`, docs/admin-api.md): the tenant's own record, its
-// clients, its wallet, its frontend user auth and its limits — the same changes and the same JSON
-// as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only (a
-// `platform` token on any: http/tenant-reach.ts); the platform's own routes are in platform.http.ts.
+// The admin API of a tenant (scope `admin`, docs/admin-api.md): the tenant's own record and time
+// zone, its clients, its wallet, its frontend user auth and its limits — the same changes and the
+// same JSON as `wagerline tenant …` and `wagerline client …`. A client acts on its own tenant only
+// (a `platform` token on any: http/tenant-reach.ts); the platform's own routes are in platform.http.ts.
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from 'typebox';
 import { documentedAnswer, okResponse, problemResponses } from '../../http/problem.ts';
@@ -26,6 +26,12 @@ const PrivateNetwork = Type.Optional(Type.Boolean({
     + 'the URL must lead to public addresses, checked when saved and at every connection (docs/admin-api.md, "Private addresses")',
 }));
 const Limit = Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { description: 'Dollars as decimal text ("500"); null removes the limit; omitted keeps it' });
+
+/** set-zone's 409: only a zone the database does not know is replaced. */
+const zoneKnown = {
+  ...problemResponses(409)[409],
+  description: 'conflict: the tenant\'s time zone is one the database knows (only an unknown one is replaced), or it changed meanwhile',
+};
 
 /**
  * Whether the URL a request sets may lead to private addresses: a platform token's word (omitted:
@@ -73,6 +79,19 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       summary: 'Disable the tenant (as `wagerline tenant disable`): its clients, this one included, get no tokens and their tokens are refused',
     },
   }, async (request) => deps.tenants.disableTenant(tenantInReach(request)));
+
+  app.put(`${base}/timezone`, {
+    onRequest, ...documentedAnswer,
+    schema: {
+      ...tenant,
+      response: { ...okResponse(answers.TenantZoneSet), ...problemResponses(400, 401, 403, 404), 409: zoneKnown },
+      summary: 'Replace the tenant\'s time zone when the database does not know it (as `wagerline tenant set-zone`): until then its uploads are refused '
+        + '(409 tenant_misconfigured) and so are its users\' bets',
+      body: Type.Object({
+        timezone: Type.String({ minLength: 1, maxLength: 100, description: 'The new time zone, an IANA name the database knows (e.g. America/Regina)' }),
+      }, { additionalProperties: false }),
+    },
+  }, async (request) => deps.tenants.setTimeZone(tenantInReach(request), (request.body as { timezone: string }).timezone));
 
   app.put(`${base}/wallet`, {
     onRequest, ...documentedAnswer,

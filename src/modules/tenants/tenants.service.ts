@@ -177,7 +177,7 @@ export function createTenantService({ db }: { db: Pool }) {
 
     /**
      * Replaces a time zone the database does not know (a tenant stored before creation checked it),
-     * under the same check as creation. A zone the database knows is kept: the racing days and
+     * under the same check as creation: `tenant set-zone` and PUT /admin/tenants/{id}/timezone. A zone the database knows is kept: the racing days and
      * deadlines of the tenant's stored bets were worked out in it.
      */
     async setTimeZone(tenantId: string, zone: string): Promise<TenantView & { previous_timezone: string }> {
@@ -185,11 +185,11 @@ export function createTenantService({ db }: { db: Pool }) {
       const problem = await timeZoneProblem(db, zone);
       if (problem) throw bad(problem);
       if (await q.databaseKnowsTimeZone(db, before.timezone)) {
-        throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone "${before.timezone}" is one the database knows: set-zone replaces only ` +
-          'a zone it does not know (the racing days and deadlines of the bets stored so far were worked out in the current one)');
+        throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone "${before.timezone}" is one the database knows: only a zone it does not ` +
+          'know is replaced (the racing days and deadlines of the bets stored so far were worked out in the current one)');
       }
       const row = await q.replaceTimeZone(db, before.tenant_id, before.timezone, zone);
-      if (!row) throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone changed meanwhile: run tenant show, then set-zone again if needed`);
+      if (!row) throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone changed meanwhile: read the tenant again, then replace its zone if it still needs it`);
       return { ...tenantView(row), previous_timezone: before.timezone };
     },
 
