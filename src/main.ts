@@ -41,7 +41,7 @@ async function checkPort(host: string, port: number): Promise<void> {
 
 /**
  * One warning at start naming the tenants whose time zone the database does not know (stored
- * before creation checked it): their uploads are refused until `tenant set-zone` fixes them. A
+ * before creation checked it): their uploads and bets are refused until `tenant set-zone` fixes them. A
  * failed check is a warning too: serving goes on.
  */
 async function warnOfUnknownZones(services: Runtime['services'], log: FastifyInstance['log']): Promise<void> {
@@ -49,8 +49,8 @@ async function warnOfUnknownZones(services: Runtime['services'], log: FastifyIns
     const tenants = await services.tenants.tenantsWithUnknownZones();
     if (!tenants.length) return;
     log.warn({ tenants: tenants.map((t) => ({ tenant_id: t.tenant_id, name: t.name, timezone: t.timezone, disabled: t.disabled })) },
-      `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'} the database does not know: their uploads are ` +
-      'refused (409 tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
+      `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'} the database does not know: their uploads and ` +
+      'their users\' bets are refused (tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
   } catch (error) {
     log.warn({ err: { message: (error as Error).message } }, 'could not check the tenants\' time zones');
   }

@@ -42,7 +42,7 @@ export async function bettingFixture(meetingId: number, options: BettingFixtureO
       runners: [1, 2, 3, 4].map((n) => ({ number: n, name: `R${n}`, win: 2 + n, place: 1.5 })) }],
   });
   /** A signed-in user of the tenant (a custom token: the wallet sandbox takes any). */
-  const user = (userId: string): BettingUser => ({ tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' } });
+  const user = (userId: string): BettingUser => ({ tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' }, tenantTimezoneUsable: true });
   return {
     db, box, sandbox, services, tenantId, user,
     /** A WIN of 10 by `userId` on `runner` of race 1, at its imported price. */

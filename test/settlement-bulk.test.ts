@@ -72,7 +72,7 @@ test('bulk-placed bets are the rows placeBet writes: bet, legs, history, liabili
     { type: 'FIRST_FOUR', stake: 12, boxed: true, legs: [{ meetingId: MEETING, raceNumber: 2, selections: [[1, 2, 3, 4, 5]] }] },
     { type: 'MULTI', stake: 5, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[2]], price: 3 }, { meetingId: MEETING, raceNumber: 2, selections: [[1]], price: 2 }] },
   ];
-  const user = { tenantId, userId, token: 't', metadata: { userId, brandName: 'Bench', brandUserId: userId, data: '{}' } };
+  const user = { tenantId, userId, token: 't', metadata: { userId, brandName: 'Bench', brandUserId: userId, data: '{}' }, tenantTimezoneUsable: true };
   const placed = [];
   for (const input of inputs) placed.push((await services.betting.placeBet(user, { idempotencyKey: randomUUID(), ...input })).id);
   const worker = services.wallet.createWorker({ listen: false });

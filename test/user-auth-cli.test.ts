@@ -88,7 +88,7 @@ test('dev-jwks: its JWKS and tokens are accepted after tenant set-auth; /token s
       assert.ok(user.expiresInMs! > 3600_000 && user.expiresInMs! <= 3660_000, 'valid for the token\'s hour and its leeway');
       assert.deepEqual({ ...user, token: undefined, expiresInMs: undefined }, {
         tenantId: id, userId, mode: 'jwt', token: undefined, expiresInMs: undefined,
-        metadata: { userId, brandName: 'Dev Bet', brandUserId: userId, data: '{}' },
+        metadata: { userId, brandName: 'Dev Bet', brandUserId: userId, data: '{}' }, tenantTimezoneUsable: true,
       });
     }
     const someone = randomUUID().toUpperCase();

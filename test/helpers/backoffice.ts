@@ -71,7 +71,7 @@ export async function walletBench(meetingId: number) {
     /** Places a bet for a new user and delivers its wallet calls. */
     async place(input: Omit<PlaceBetInput, 'idempotencyKey'>) {
       const userId = randomUUID();
-      const user = { tenantId: client.tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' } };
+      const user = { tenantId: client.tenantId, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' }, tenantTimezoneUsable: true };
       const bet = await ctx.services.betting.placeBet(user, { idempotencyKey: randomUUID(), ...input }, { ip: '203.0.113.7', medium: 'app' });
       await worker.drain();
       return { userId, betId: bet.id, status: bet.status };

@@ -38,7 +38,7 @@ export function registerTenantCommands(program: Command): Command {
   tenant
     .command('set-zone')
     .description('Replace a tenant\'s time zone that the database does not know. Such a zone (a name retired from the IANA database, ' +
-      'stored before creation checked it) gets the tenant\'s uploads refused with tenant_misconfigured; the new one is checked as ' +
+      'stored before creation checked it) gets the tenant\'s uploads and its users\' bets refused with tenant_misconfigured; the new one is checked as ' +
       'tenant create checks it. A zone the database knows is kept. Prints the tenant with "previous_timezone"')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .argument('<zone>', 'the new time zone, an IANA name the database knows (e.g. America/Regina)')

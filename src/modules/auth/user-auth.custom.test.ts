@@ -53,7 +53,7 @@ test('custom mode: the opaque token and the host.state.user metadata are returne
   const userId = m.userId.toLowerCase();
   assert.deepEqual(user, {
     tenantId: custom, userId, mode: 'custom', token: 'opaque.operator-token==',
-    metadata: { userId, brandName: 'Custom Bet', brandUserId: 'cb-1001', data: '{"vip":true}' }, expiresInMs: null,
+    metadata: { userId, brandName: 'Custom Bet', brandUserId: 'cb-1001', data: '{"vip":true}' }, expiresInMs: null, tenantTimezoneUsable: true,
   });
   // Values outside ASCII travel as the base64url of the UTF-8 JSON.
   const accented = meta({ brandName: 'Pâquerette Paris' });

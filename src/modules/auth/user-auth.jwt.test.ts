@@ -80,6 +80,7 @@ test('a valid RS256 token: the user is username, lower-cased; metadata is built 
     tenantId: tenantA, userId, mode: 'jwt', token,
     metadata: { userId, brandName: 'Alpha Bet', brandUserId: userId, data: '{}' },
     expiresInMs: (3600 + 60) * 1000 - (clock().getTime() % 1000), // exp and its leeway, from now
+    tenantTimezoneUsable: true,
   });
   // aud as a one-element array is the same audience.
   const arrayAud = await jwksA.token(userId, { now: clock(), claims: { aud: [userId] } });

@@ -45,6 +45,8 @@ export interface FrontendUser {
   metadata: UserMetadata;
   /** jwt: how long the token stays valid from now, its leeway included; null in custom mode (no expiry known). */
   expiresInMs: number | null;
+  /** Whether the database converts times in the tenant's zone (as read with the tenant, within configTtlMs): its bets need it. */
+  tenantTimezoneUsable: boolean;
 }
 
 export interface UserAuthServiceDeps {
@@ -68,6 +70,7 @@ export interface UserAuthServiceDeps {
 interface Loaded {
   row: q.UserAuthRow;
   tenantName: string;
+  timezoneUsable: boolean;
   loadedAt: number;
 }
 
@@ -145,8 +148,9 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
   });
 
   /**
-   * The tenant's configuration and name, reused for configTtlMs: a change made by another process
-   * is seen within that time (this process's own set-auth at once). Unconfigured is not cached.
+   * The tenant's configuration, name and whether its zone is usable, reused for configTtlMs: a
+   * change made by another process is seen within that time (this process's own set-auth at once).
+   * Unconfigured is not cached.
    */
   async function configOf(tenantId: string): Promise<Loaded> {
     const cached = loaded.get(tenantId);
@@ -165,12 +169,12 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       loaded.delete(tenantId);
       throw unauthenticated('tenant_not_configured', 'this tenant has no frontend user authentication configured (wagerline tenant set-auth)');
     }
-    const entry = { row, tenantName: tenant.name, loadedAt: performance.now() };
+    const entry = { row, tenantName: tenant.name, timezoneUsable: tenant.timezone_usable, loadedAt: performance.now() };
     loaded.set(tenantId, entry);
     return entry;
   }
 
-  async function authenticateJwt(tenantId: string, token: string, { row, tenantName }: Loaded): Promise<FrontendUser> {
+  async function authenticateJwt(tenantId: string, token: string, { row, tenantName, timezoneUsable }: Loaded): Promise<FrontendUser> {
     const tenant: JwtTenant = {
       tenantId, jwksUrl: row.jwks_url!, clientId: row.client_id!, version: row.updated_at.toISOString(),
       publicOnly: publicOnly(row.private_network, deps.anyAddress),
@@ -179,7 +183,10 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
     // Verified: its exp can be trusted (a live subscription is closed when it passes).
     const expiresInMs = (exp + LEEWAY_SECONDS) * 1000 - clock().getTime();
     // jwt tokens carry no host.state.user: the metadata reserve forwards is built from the claims.
-    return { tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' }, expiresInMs };
+    return {
+      tenantId, userId, mode: 'jwt', token, metadata: { userId, brandName: tenantName, brandUserId: userId, data: '{}' }, expiresInMs,
+      tenantTimezoneUsable: timezoneUsable,
+    };
   }
 
   return {
@@ -229,7 +236,7 @@ export function createUserAuthService(deps: UserAuthServiceDeps) {
       const config = await configOf(tenantId);
       if (config.row.mode === 'jwt') return authenticateJwt(tenantId, token, config);
       const metadata = hostStateUserOf(headers);
-      return { tenantId, userId: metadata.userId, mode: 'custom', token, metadata, expiresInMs: null };
+      return { tenantId, userId: metadata.userId, mode: 'custom', token, metadata, expiresInMs: null, tenantTimezoneUsable: config.timezoneUsable };
     },
 
     /** jwt mode: how many verifications were answered by a token verified lately, and how many are kept. */

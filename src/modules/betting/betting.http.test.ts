@@ -38,7 +38,7 @@ after(async () => {
 
 async function place(type: 'WIN' | 'EXACTA', selections: number[][], price?: number): Promise<string> {
   const userId = randomUUID();
-  const bet = await ctx.services.betting.placeBet({ tenantId: T, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' } }, {
+  const bet = await ctx.services.betting.placeBet({ tenantId: T, userId, token: 'custom-token', metadata: { userId, brandName: 'Test', brandUserId: userId, data: '{}' }, tenantTimezoneUsable: true }, {
     idempotencyKey: randomUUID(), type, stake: 10, legs: [{ meetingId: M, raceNumber: 1, selections, ...(price && { price }) }],
   });
   assert.equal(bet.status, 'ACCEPTED');

@@ -20,6 +20,7 @@ import * as lq from './limits.queries.ts';
 import { LOCK_NOT_AVAILABLE, takeBets, type TakeEntry, type TakeLimits, type Taken } from './take-bet.ts';
 import { checkInput, dollars, oddsText, priceBet, requestHash, sharedRaceReads, type CatalogueReader, type PlaceBetInput, type Priced } from './placement.ts';
 import { isUuid } from '../../racing/values.ts';
+import { tenantCannotTakeBets } from '../tenants/time-zones.ts';
 
 /** A signed-in frontend user, as user authentication hands it over. */
 export interface BettingUser {
@@ -27,6 +28,11 @@ export interface BettingUser {
   userId: string;
   token: string;
   metadata: ReserveMetadata;
+  /**
+   * Whether the database converts times in the tenant's zone, as user authentication read it with
+   * the tenant (no read of its own per placement). False: no bet of the tenant can be taken.
+   */
+  tenantTimezoneUsable: boolean;
 }
 
 export interface Channel {
@@ -147,6 +153,9 @@ export function createBettingService(deps: BettingDeps) {
   }
 
   async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
+    // The take stores the bet's racing day and deadline in the tenant's zone: refused before the
+    // wallet holds a stake it would have to return (tenants/time-zones.ts).
+    if (!user.tenantTimezoneUsable) throw tenantCannotTakeBets();
     const { kind, stakeCents } = checkInput(input);
     let priced;
     try {

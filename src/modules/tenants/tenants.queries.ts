@@ -60,8 +60,18 @@ export async function insertTenant(db: Queryable, t: { name: string; currency: s
   return rows[0]!;
 }
 
-export async function findTenant(db: Queryable, tenantId: string): Promise<TenantRow | undefined> {
-  const { rows } = await db.query<TenantRow>('SELECT * FROM tenants WHERE tenant_id = $1', [tenantId]);
+/** A tenant as one read of it gives it: its row, and whether the database converts times in its zone. */
+export interface TenantRecord extends TenantRow {
+  /**
+   * False for a zone the database refuses (retired from tzdata, stored before creation checked
+   * it): nothing in it can be stored, so its uploads and its users' bets are refused.
+   */
+  timezone_usable: boolean;
+}
+
+export async function findTenant(db: Queryable, tenantId: string): Promise<TenantRecord | undefined> {
+  const { rows } = await db.query<TenantRecord>(
+    'SELECT t.*, time_zone_usable(t.timezone) AS timezone_usable FROM tenants t WHERE t.tenant_id = $1', [tenantId]);
   return rows[0];
 }
 

@@ -130,7 +130,7 @@ function view(row: q.ClientRow): ClientView {
 }
 
 export function createTenantService({ db }: { db: Pool }) {
-  async function requireTenant(tenantId: string): Promise<q.TenantRow> {
+  async function requireTenant(tenantId: string): Promise<q.TenantRecord> {
     const tenant = isUuid(tenantId) ? await q.findTenant(db, tenantId) : undefined;
     if (!tenant) throw new AppError('tenant_not_found', `no tenant with id "${tenantId}"`);
     return tenant;

@@ -2,7 +2,8 @@
 // PostgreSQL (AT TIME ZONE: the racing day and deadline stored with every bet). Both must know
 // the name. Node's ICU keeps aliases that tzdata retired (Canada/East-Saskatchewan); a tenant
 // created with one before creation asked PostgreSQL had every upload fail inside the database.
-// Here: the check creation and set-zone share, and the clear error such a tenant's upload gets.
+// Here: the check creation and set-zone share, and the clear errors such a tenant's upload and its
+// users' bets get.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import * as q from './tenants.queries.ts';
@@ -64,4 +65,14 @@ export function tenantMisconfigured(tenantId: string, zone: string, cause?: unkn
     `the tenant's time zone "${zone}" is unknown to the database (retired from the IANA database?): nothing was stored; ` +
     `an administrator fixes it with \`wagerline tenant set-zone ${tenantId} ${currentName(zone) ?? '<zone>'}\`, then send it again`,
     { extensions: { tenant_id: tenantId, timezone: zone }, cause });
+}
+
+/**
+ * The answer to a frontend user's bet for such a tenant, before anything is reserved or stored:
+ * the user can do nothing about it, so it says only that the operator must fix the tenant's zone
+ * (no zone, no command: those are in the operator's `serve` warning and the upload's 409).
+ */
+export function tenantCannotTakeBets(): AppError {
+  return new AppError('tenant_misconfigured',
+    'bets cannot be placed now: the operator must fix this tenant\'s time zone setting first; nothing was reserved or stored');
 }
