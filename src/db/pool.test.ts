@@ -6,7 +6,7 @@ import { silentServer } from '../../test/helpers/db-proxy.ts';
 import { freshDatabase, type TestDatabase } from '../../test/helpers/db.ts';
 import { freePort } from '../../test/helpers/net.ts';
 import { toAppError } from '../http/problem.ts';
-import { clientOptions, createPool, withTransaction, type DatabaseUnavailable } from './pool.ts';
+import { clientOptions, createPool, SERVER_STATEMENT_GRACE_MS, withTransaction, type DatabaseUnavailable } from './pool.ts';
 
 let db: TestDatabase;
 before(async () => {
@@ -116,6 +116,27 @@ test('a statement past queryTimeoutMs is service_unavailable, and its connection
     const { rows } = await pool.query('SELECT 2 AS n');
     assert.equal(rows[0].n, 2);
     await assert.rejects(pool.query('SELECT count(*) FROM tenants'), (e: unknown) => toAppError(e).status === 503);
+  } finally {
+    await holder.query('ROLLBACK');
+    holder.release();
+    await pool.end();
+  }
+});
+
+test('the server stops a statement the client gave up on, SERVER_STATEMENT_GRACE_MS later, and rolls its transaction back', { timeout: 30_000 }, async () => {
+  const pool = createPool(db.url, 1, { queryTimeoutMs: 300 });
+  const holder = await db.pool.connect();
+  const waiting = async () => Number((await db.pool.query(
+    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND query = 'SELECT 3 FROM tenants' AND wait_event_type = 'Lock'")).rows[0].n);
+  try {
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE tenants IN ACCESS EXCLUSIVE MODE');
+    const error = await withTransaction(pool, (tx) => tx.query('SELECT 3 FROM tenants')).then(() => undefined, (e: unknown) => e);
+    assert.equal(toAppError(error).status, 503, String(error));
+    assert.equal(await waiting(), 1, 'the statement still waits on the server once the client gave up');
+    const deadline = Date.now() + 300 + SERVER_STATEMENT_GRACE_MS + 5000;
+    while (await waiting() > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(await waiting(), 0, 'the server stopped the statement while the lock is still held');
   } finally {
     await holder.query('ROLLBACK');
     holder.release();

@@ -119,6 +119,20 @@ export async function connectClient(client: pg.Client, connectTimeoutMs: number)
   }
 }
 
+/**
+ * How long the server lets a statement run once the client stopped waiting for it. The client's
+ * bound fires first (a 503, the connection dropped); the server's, a moment later, stops a
+ * statement that was only slow — the server would otherwise run it to its end, on a connection
+ * nobody reads — and rolls back its transaction. A statement's own SET LOCAL statement_timeout
+ * (reports) still applies within it.
+ */
+export const SERVER_STATEMENT_GRACE_MS = 1000;
+
+/** pg's query_timeout (the client's wait) and the server's statement_timeout just above it. */
+function statementBounds(queryTimeoutMs: number): pg.ClientConfig {
+  return { query_timeout: queryTimeoutMs, statement_timeout: queryTimeoutMs + SERVER_STATEMENT_GRACE_MS };
+}
+
 interface Bounds {
   connectTimeoutMs: number;
   keepAliveMs: number;
@@ -132,7 +146,8 @@ interface Bounds {
  * connectionTimeoutMillis. Given to the pool itself, it would also fail a request that waits that
  * long for a free connection of a busy pool, which under load would reject placements the wallet
  * has already reserved for. Each connection is probed by TCP keepalive once idle, and with
- * `queryTimeoutMs` each statement is bounded on the client's side (pg's query_timeout).
+ * `queryTimeoutMs` each statement is bounded on the client's side (pg's query_timeout) and, a
+ * moment later, on the server's (statementBounds).
  */
 class BoundedPool extends pg.Pool {
   private readonly connectTimeoutMs: number;
@@ -142,7 +157,7 @@ class BoundedPool extends pg.Pool {
       ...options,
       Client: class extends pg.Client {
         constructor(config?: pg.ClientConfig) {
-          super({ ...config, ...bounds(connectTimeoutMs, keepAliveMs), ...(queryTimeoutMs > 0 && { query_timeout: queryTimeoutMs }) });
+          super({ ...config, ...bounds(connectTimeoutMs, keepAliveMs), ...(queryTimeoutMs > 0 && statementBounds(queryTimeoutMs)) });
         }
       },
     });
@@ -173,7 +188,8 @@ export interface PoolOptions {
   /**
    * Bound on waiting for the answer to one statement (WAGERLINE_DB_QUERY_TIMEOUT_MS; none when
    * unset or 0). Past it the statement fails with DatabaseUnavailable and its connection is
-   * dropped; the server is not asked to stop it, so it must exceed every statement's own bound.
+   * dropped; the server stops it SERVER_STATEMENT_GRACE_MS later (statement_timeout), so it must
+   * exceed every statement's own bound.
    */
   queryTimeoutMs?: number;
 }
