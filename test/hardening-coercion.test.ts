@@ -51,6 +51,7 @@ const TABLE: Record<string, Case[]> = {
   ],
   'PUT /admin/tenants/{tenant_id}/auth': [{ payload: () => ({ mode: ['custom'] }), expect: problem }],
   'PUT /admin/tenants/{tenant_id}/limits': [{ payload: () => ({ max_stake: 500 }), expect: problem }, { payload: () => ({ max_stake: ['500'] }), expect: problem }],
+  'PUT /admin/tenants/{tenant_id}/timezone': [{ payload: () => ({ timezone: ['Australia/Sydney'] }), expect: problem }, { payload: () => ({ timezone: 10 }), expect: problem }],
   'POST /admin/tenants/{tenant_id}/clients': [{ payload: () => ({ scopes: 'upload' }), expect: problem }, { payload: () => ({ scopes: ['upload'], name: ['x'] }), expect: problem }],
   'POST /admin/tenants/{tenant_id}/wallet-calls/{call_id}/resolve': [{ payload: () => ({ note: ['settled'] }), expect: problem }, { payload: () => ({ note: 5 }), expect: problem }],
   'POST /admin/tenants': [{ payload: () => ({ name: ['Brand'] }), expect: problem }, { payload: () => ({ name: 'Brand', currency: ['AUD'] }), expect: problem }],
