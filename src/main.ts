@@ -11,6 +11,7 @@ import { ConfigError, loadConfig, type Config } from './config.ts';
 import { MigrationCancelled } from './db/migrate.ts';
 import { DatabaseUnavailable } from './db/pool.ts';
 import { AppError } from './errors.ts';
+import type { TenantView } from './modules/tenants/tenants.service.ts';
 import { trackInFlight, type InFlight } from './http/in-flight.ts';
 import { createRegistry } from './http/metrics.ts';
 import { createLogger, eventLog, type Logger } from './log.ts';
@@ -40,17 +41,26 @@ async function checkPort(host: string, port: number): Promise<void> {
 }
 
 /**
- * One warning at start naming the tenants whose time zone the database does not know (stored
- * before creation checked it): their uploads and bets are refused until `tenant set-zone` fixes them. A
- * failed check is a warning too: serving goes on.
+ * Warnings at start naming the tenants whose time zone needs `tenant set-zone`: one line for zones
+ * the database does not know (stored before creation checked it: their uploads and bets are
+ * refused), one for zones it reads differently from Node.js (an abbreviation such as CET: taken,
+ * but racing days may differ between uploads and placed bets). A failed check is a warning too:
+ * serving goes on.
  */
-async function warnOfUnknownZones(services: Runtime['services'], log: FastifyInstance['log']): Promise<void> {
+async function warnOfFaultyZones(services: Runtime['services'], log: FastifyInstance['log']): Promise<void> {
   try {
-    const tenants = await services.tenants.tenantsWithUnknownZones();
-    if (!tenants.length) return;
-    log.warn({ tenants: tenants.map((t) => ({ tenant_id: t.tenant_id, name: t.name, timezone: t.timezone, disabled: t.disabled })) },
-      `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'} the database does not know: their uploads and ` +
-      'their users\' bets are refused (tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
+    const { unknown, misread } = await services.tenants.tenantsWithFaultyZones();
+    const listed = (tenants: TenantView[]) => ({ tenants: tenants.map((t) => ({ tenant_id: t.tenant_id, name: t.name, timezone: t.timezone, disabled: t.disabled })) });
+    const count = (tenants: TenantView[]) => `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'}`;
+    if (unknown.length) {
+      log.warn(listed(unknown), `${count(unknown)} the database does not know: their uploads and their users' bets are refused ` +
+        '(tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
+    }
+    if (misread.length) {
+      log.warn(listed(misread), `${count(misread)} the database and Node.js read differently (an abbreviation such as CET is a fixed offset to ` +
+        'the database): racing days may differ between uploads and placed bets until `wagerline tenant set-zone <tenant_id> <zone>` sets ' +
+        'a Region/City name (e.g. Europe/Paris, not CET; docs/operations.md)');
+    }
   } catch (error) {
     log.warn({ err: { message: (error as Error).message } }, 'could not check the tenants\' time zones');
   }
@@ -83,7 +93,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     const problem = portProblem(error, config.HOST, config.PORT);
     throw problem ? new AppError('bad_request', problem) : error;
   }
-  await warnOfUnknownZones(services, app.log.child({ module: 'tenants' }));
+  await warnOfFaultyZones(services, app.log.child({ module: 'tenants' }));
   // The wallet delivery worker (docs/wallet.md); any number of processes may run it.
   const worker = config.WAGERLINE_WALLET_WORKER === 'on'
     ? services.wallet.createWorker({ listen: true })

@@ -57,6 +57,10 @@ test('tenant create and list answer the same JSON as the CLI; bad bodies are 400
     const bad = await call('POST', '/admin/tenants', body);
     assert.equal(bad.statusCode, 400, JSON.stringify(body));
   }
+  // A name PostgreSQL reads as an abbreviation (fixed UTC+1) and Intl as a zone with summer time.
+  const misread = await call('POST', '/admin/tenants', { name: 'X', timezone: 'CET' });
+  assert.deepEqual([misread.statusCode, misread.json().code], [400, 'bad_request'], misread.body);
+  assert.match(misread.json().detail, /^timezone "CET" is a time zone abbreviation to the database: .*use a Region\/City name/);
   assert.equal((await call('GET', '/admin/tenants')).json().tenants.length, listed.json().tenants.length, 'no tenant from a bad body');
 });
 

@@ -173,7 +173,7 @@ test('a refused wallet or user-auth body names the body\'s fields, not the CLI\'
   assert.equal(cli.stderr.split('\n')[0], 'wagerline: --auth client_credentials needs --client-id and --client-secret', 'the CLI keeps its option names');
 });
 
-test('timezone: replaces a zone the database does not know, as tenant set-zone does; a bad zone is 400, a known one 409', async () => {
+test('timezone: replaces a zone the database does not know or reads differently, as tenant set-zone does; a bad zone is 400, a sound one 409', async () => {
   // Stored as before creation checked zones: a name retired from tzdata that Node still takes.
   const { rows } = await ctx.db.pool.query<{ tenant_id: string }>(
     "INSERT INTO tenants (name, currency, timezone) VALUES ('Regina Bet', 'AUD', 'Canada/East-Saskatchewan') RETURNING tenant_id");
@@ -194,7 +194,13 @@ test('timezone: replaces a zone the database does not know, as tenant set-zone d
   assert.equal(fixed.statusCode, 200, fixed.body);
   const cliShow = await runCli(['tenant', 'show', own.tenant.tenant_id], cliEnv(ctx.db.url));
   assert.deepEqual(fixed.json(), { ...cliShow.json().tenant, previous_timezone: 'Canada/East-Saskatchewan' }, 'the tenant as the CLI shows it now');
-  await refused({ timezone: 'Pacific/Auckland' }, 409, 'conflict', /time zone "America\/Regina" is one the database knows: only a zone it does not know is replaced/);
+  await refused({ timezone: 'Pacific/Auckland' }, 409, 'conflict',
+    /time zone "America\/Regina" is one the database knows and reads as Node.js does: only a zone it does not know or reads differently is replaced/);
+  // A zone PostgreSQL reads as an abbreviation (CET: UTC+1 all year) and Intl with summer time is replaced too.
+  await ctx.db.pool.query("UPDATE tenants SET timezone = 'CET' WHERE tenant_id = $1", [own.tenant.tenant_id]);
+  await refused({ timezone: 'WET' }, 400, 'bad_request', /^timezone "WET" is a time zone abbreviation to the database/);
+  const replaced = await call('PUT', url, { timezone: 'Europe/Paris' }, own.auth);
+  assert.deepEqual([replaced.statusCode, replaced.json().timezone, replaced.json().previous_timezone], [200, 'Europe/Paris', 'CET'], replaced.body);
   const platform = await seedClient(ctx, { scopes: ['admin', 'platform'] });
   const unknown = await call('PUT', '/admin/tenants/00000000-0000-4000-8000-000000000000/timezone', { timezone: 'America/Regina' }, platform.auth);
   assert.deepEqual([unknown.statusCode, unknown.json().code], [404, 'tenant_not_found']);

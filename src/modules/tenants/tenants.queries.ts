@@ -24,24 +24,35 @@ export interface ClientRow {
   revoked_at: Date | null;
 }
 
-/**
- * Whether PostgreSQL knows the time zone by that name (as AT TIME ZONE looks it up: regardless of
- * case). Uploads and reports convert with it there; Node's ICU keeps aliases that tzdata retired
- * (Canada/East-Saskatchewan), and a tenant with one of those had every upload fail. The zone
- * files' list, not `AT TIME ZONE` (which reads an unknown name as a POSIX rule: "SystemV/AST4").
- */
-export async function databaseKnowsTimeZone(db: Queryable, name: string): Promise<boolean> {
-  const { rows } = await db.query<{ known: boolean }>(
-    'SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE lower(name) = lower($1)) AS known', [name]);
-  return rows[0]!.known;
+/** How PostgreSQL reads a time zone name (see zoneReadings). */
+export interface ZoneReading {
+  zone: string;
+  /** A zone of its time zone database (pg_timezone_names), regardless of case. */
+  known: boolean;
+  /** A time zone abbreviation (pg_timezone_abbrevs), which AT TIME ZONE reads first: a fixed offset. */
+  abbreviation: boolean;
+  /** Its UTC offset in minutes at each instant as AT TIME ZONE reads it; null when it reads neither. */
+  offsets: number[] | null;
 }
 
-/** Tenants whose time zone the database does not know (stored before creation asked it). */
-export async function tenantsWithUnknownZones(db: Queryable): Promise<TenantRow[]> {
-  const { rows } = await db.query<TenantRow>(
-    `SELECT t.* FROM tenants t
-      WHERE NOT EXISTS (SELECT 1 FROM pg_timezone_names z WHERE lower(z.name) = lower(t.timezone))
-      ORDER BY t.created_at, t.tenant_id`);
+/**
+ * How PostgreSQL reads each zone name: known as a zone, an abbreviation, and its offsets at
+ * `instants`. One statement: pg_timezone_names reads every zone file (some 25 ms), so it is read
+ * once and hashed, whatever the number of names. The CASE keeps AT TIME ZONE from names it would
+ * refuse (22023) or read as a POSIX rule ("SystemV/AST4").
+ */
+export async function zoneReadings(db: Queryable, zones: string[], instants: Date[]): Promise<ZoneReading[]> {
+  const { rows } = await db.query<ZoneReading>(
+    `WITH names AS MATERIALIZED (SELECT lower(name) AS name FROM pg_timezone_names),
+          abbrevs AS MATERIALIZED (SELECT lower(abbrev) AS name FROM pg_timezone_abbrevs),
+          readings AS (SELECT DISTINCT z.zone, lower(z.zone) IN (SELECT name FROM names) AS known,
+                              lower(z.zone) IN (SELECT name FROM abbrevs) AS abbreviation
+                         FROM unnest($1::text[]) AS z(zone))
+     SELECT r.zone, r.known, r.abbreviation,
+            CASE WHEN r.known OR r.abbreviation THEN ARRAY(
+              SELECT round(extract(epoch FROM (i.at AT TIME ZONE r.zone) - (i.at AT TIME ZONE 'UTC')) / 60)::int
+                FROM unnest($2::timestamptz[]) WITH ORDINALITY AS i(at, n) ORDER BY i.n) END AS offsets
+       FROM readings r`, [zones, instants]);
   return rows;
 }
 

@@ -8,7 +8,7 @@ import { PLACED_SOURCE } from '../../racing/bet-kinds.ts';
 import { isUuid } from '../../racing/values.ts';
 import { currencyCode } from '../../racing/currencies.ts';
 import { characters, unstorable } from '../../http/text-rules.ts';
-import { timeZoneProblem } from './time-zones.ts';
+import { tenantsByZoneFault, timeZoneProblem, zoneChange } from './time-zones.ts';
 
 export const SCOPES = ['upload', 'report', 'backoffice', 'catalog', 'admin', 'platform'] as const;
 export type Scope = (typeof SCOPES)[number];
@@ -176,26 +176,28 @@ export function createTenantService({ db }: { db: Pool }) {
     },
 
     /**
-     * Replaces a time zone the database does not know (a tenant stored before creation checked it),
-     * under the same check as creation: `tenant set-zone` and PUT /admin/tenants/{id}/timezone. A zone the database knows is kept: the racing days and
-     * deadlines of the tenant's stored bets were worked out in it.
+     * Replaces a time zone the database does not know, or reads differently from Intl (an
+     * abbreviation such as CET), under the same check as creation: `tenant set-zone` and PUT
+     * /admin/tenants/{id}/timezone. A zone both read alike is kept: the racing days and deadlines
+     * of the tenant's stored bets were worked out in it.
      */
     async setTimeZone(tenantId: string, zone: string): Promise<TenantView & { previous_timezone: string }> {
       const before = await requireTenant(tenantId);
-      const problem = await timeZoneProblem(db, zone);
+      const { problem, replaceable } = await zoneChange(db, before.timezone, zone);
       if (problem) throw bad(problem);
-      if (await q.databaseKnowsTimeZone(db, before.timezone)) {
-        throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone "${before.timezone}" is one the database knows: only a zone it does not ` +
-          'know is replaced (the racing days and deadlines of the bets stored so far were worked out in the current one)');
+      if (!replaceable) {
+        throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone "${before.timezone}" is one the database knows and reads as Node.js does: only a zone ` +
+          'it does not know or reads differently is replaced (the racing days and deadlines of the bets stored so far were worked out in the current one)');
       }
       const row = await q.replaceTimeZone(db, before.tenant_id, before.timezone, zone);
       if (!row) throw new AppError('conflict', `tenant ${before.tenant_id}'s time zone changed meanwhile: read the tenant again, then replace its zone if it still needs it`);
       return { ...tenantView(row), previous_timezone: before.timezone };
     },
 
-    /** Tenants whose time zone the database does not know: their uploads are refused (tenant_misconfigured). */
-    async tenantsWithUnknownZones(): Promise<TenantView[]> {
-      return (await q.tenantsWithUnknownZones(db)).map(tenantView);
+    /** Tenants whose zone the database does not know (uploads and bets refused) or reads differently from Intl (taken): two statements. */
+    async tenantsWithFaultyZones(): Promise<{ unknown: TenantView[]; misread: TenantView[] }> {
+      const { unknown, misread } = await tenantsByZoneFault(db, await q.listTenants(db));
+      return { unknown: unknown.map(tenantView), misread: misread.map(tenantView) };
     },
 
     async createClient(input: {

@@ -1,11 +1,15 @@
 // A tenant's time zone is read twice: by Intl (an upload's racing days and its checks) and by
 // PostgreSQL (AT TIME ZONE: the racing day and deadline stored with every bet). Both must know
-// the name. Node's ICU keeps aliases that tzdata retired (Canada/East-Saskatchewan); a tenant
-// created with one before creation asked PostgreSQL had every upload fail inside the database.
-// Here: the check creation and set-zone share, and the clear errors such a tenant's upload and its
-// users' bets get.
+// the name, and read it alike. Node's ICU keeps aliases that tzdata retired
+// (Canada/East-Saskatchewan); a tenant created with one before creation asked PostgreSQL had every
+// upload fail inside the database. And PostgreSQL reads a name that is also a time zone
+// abbreviation (CET, EET, WET, MET) as the abbreviation, a fixed offset, where Intl reads the zone
+// with summer time: racing days an hour apart all summer. Here: the check creation and set-zone
+// share, the faults a stored zone can have, and the clear errors a tenant's upload and its users'
+// bets get when the database refuses its zone.
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
+import { zoneOffsetMinutes } from '../../racing/race-times.ts';
 import * as q from './tenants.queries.ts';
 
 /**
@@ -40,13 +44,105 @@ function useInstead(zone: string): string {
 }
 
 /**
- * Why `zone` cannot be a tenant's time zone, or undefined when it can: both Intl and PostgreSQL
- * must know it (tenant create and tenant set-zone ask the same).
+ * The instants both readings of a zone are compared at: mid-January and mid-July of the year, so
+ * that summer time in either hemisphere shows.
  */
+export function comparisonInstants(now = new Date()): Date[] {
+  const year = now.getUTCFullYear();
+  return [new Date(Date.UTC(year, 0, 15, 12)), new Date(Date.UTC(year, 6, 15, 12))];
+}
+
+/** A zone the database and Intl read differently: the first instant they disagree at, and both offsets (minutes). */
+export interface Misreading {
+  abbreviation: boolean;
+  at: Date;
+  database: number;
+  node: number;
+}
+
+/**
+ * What is wrong with a zone as both read it: `unknown` when the database cannot convert in it
+ * (its uploads and bets are refused), a Misreading when it converts with other offsets than Intl
+ * (racing days differ between uploads and placed bets), undefined when both read it alike.
+ */
+export function zoneFault(reading: q.ZoneReading, instants: Date[]): 'unknown' | Misreading | undefined {
+  if (!reading.offsets) return 'unknown';
+  if (!isTimeZone(reading.zone)) return undefined;
+  const node = instants.map((at) => zoneOffsetMinutes(at.getTime(), reading.zone));
+  const i = node.findIndex((minutes, n) => minutes !== reading.offsets![n]);
+  return i < 0 ? undefined : { abbreviation: reading.abbreviation, at: instants[i]!, database: reading.offsets[i]!, node: node[i]! };
+}
+
+/** Minutes east of UTC as "UTC+01:00". */
+function utcOffset(minutes: number): string {
+  const abs = Math.abs(minutes);
+  return `UTC${minutes < 0 ? '-' : '+'}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`;
+}
+
+/** A Region/City name to use instead of an abbreviation: the zone Intl reads it as, when ICU names one. */
+function regionCity(zone: string): string {
+  const current = currentName(zone);
+  return current?.includes('/') ? `such as "${current}"` : 'such as "Europe/Paris" (not "CET")';
+}
+
+/**
+ * Why `zone` cannot be a tenant's time zone, or undefined when it can: Intl and PostgreSQL must
+ * both know it and read it alike. A name PostgreSQL reads only as an abbreviation is refused even
+ * when the offsets agree today (JST): the abbreviation table is the server's setting
+ * (timezone_abbreviations), not time zone data. Under 300 characters, as a problem document's
+ * strings are.
+ */
+export function zoneProblem(reading: q.ZoneReading, instants: Date[]): string | undefined {
+  const { zone } = reading;
+  const fault = zoneFault(reading, instants);
+  if (fault === 'unknown') {
+    return `timezone "${zone}" is not a time zone the database knows (a name retired from the IANA database?); use ${useInstead(zone)}`;
+  }
+  const when = fault && `on ${fault.at.toISOString().slice(0, 10)}`;
+  if (reading.abbreviation && (fault || !reading.known)) {
+    const readings = fault ? `it reads it as ${utcOffset(fault.database)} ${when}, Node.js as ${utcOffset(fault.node)} (racing days would differ)` : 'a fixed offset, not a zone';
+    return `timezone "${zone}" is a time zone abbreviation to the database: ${readings}; use a Region/City name, ${regionCity(zone)}`;
+  }
+  if (fault) {
+    return `timezone "${zone}" is ${utcOffset(fault.database)} to the database and ${utcOffset(fault.node)} to Node.js ${when}: ` +
+      'their time zone data differ; update the older (the server\'s tzdata or Node.js)';
+  }
+  return undefined;
+}
+
+/** Why `zone` cannot be a tenant's time zone (tenant create), or undefined: one statement. */
 export async function timeZoneProblem(db: Queryable, zone: string): Promise<string | undefined> {
   if (!isTimeZone(zone)) return `timezone "${zone}" is not an IANA time zone name`;
-  if (await q.databaseKnowsTimeZone(db, zone)) return undefined;
-  return `timezone "${zone}" is not a time zone the database knows (a name retired from the IANA database?); use ${useInstead(zone)}`;
+  const instants = comparisonInstants();
+  const [reading] = await q.zoneReadings(db, [zone], instants);
+  return zoneProblem(reading!, instants);
+}
+
+/**
+ * tenant set-zone's two questions in one statement: why the new zone cannot be a tenant's (as at
+ * creation), and whether the current one may be replaced — only a zone the database does not know
+ * or reads differently from Intl: the racing days and deadlines of stored bets were worked out in it.
+ */
+export async function zoneChange(db: Queryable, current: string, next: string): Promise<{ problem?: string; replaceable: boolean }> {
+  const instants = comparisonInstants();
+  const readings = await q.zoneReadings(db, [current, next], instants);
+  const of = (zone: string) => readings.find((r) => r.zone === zone)!;
+  const problem = isTimeZone(next) ? zoneProblem(of(next), instants) : `timezone "${next}" is not an IANA time zone name`;
+  return { ...(problem && { problem }), replaceable: zoneFault(of(current), instants) !== undefined };
+}
+
+/**
+ * The tenants (in their order) whose stored zone the database does not know, and those whose zone
+ * it reads differently from Intl: one statement for every distinct zone.
+ */
+export async function tenantsByZoneFault<T extends { timezone: string }>(db: Queryable, tenants: T[]): Promise<{ unknown: T[]; misread: T[] }> {
+  const instants = comparisonInstants();
+  const readings = await q.zoneReadings(db, [...new Set(tenants.map((t) => t.timezone))], instants);
+  const faults = new Map(readings.map((r) => [r.zone, zoneFault(r, instants)]));
+  return {
+    unknown: tenants.filter((t) => faults.get(t.timezone) === 'unknown'),
+    misread: tenants.filter((t) => typeof faults.get(t.timezone) === 'object'),
+  };
 }
 
 /** PostgreSQL refusing a zone name in AT TIME ZONE or timezone(): 22023 `time zone "…" not recognized`. */
