@@ -13,7 +13,8 @@ export function registerTenantCommands(program: Command): Command {
     .description('Create a tenant. Prints {"tenant_id", "name", "currency", "timezone"}')
     .requiredOption('--name <text>', 'brand name, 1 to 200 characters')
     .option('--currency <code>', 'default currency, ISO 4217', 'AUD')
-    .option('--timezone <iana>', 'local time zone, IANA name', 'Australia/Sydney')
+    .option('--timezone <iana>', 'local time zone, an IANA name the database and Node.js read alike: a Region/City name ' +
+      '(Europe/Paris, not CET, which the database reads as a fixed UTC+1)', 'Australia/Sydney')
     .action((opts: { name: string; currency: string; timezone: string }) =>
       withRuntime((rt) => rt.services.tenants.createTenant(opts)),
     );
@@ -37,11 +38,13 @@ export function registerTenantCommands(program: Command): Command {
 
   tenant
     .command('set-zone')
-    .description('Replace a tenant\'s time zone that the database does not know. Such a zone (a name retired from the IANA database, ' +
-      'stored before creation checked it) gets the tenant\'s uploads and its users\' bets refused with tenant_misconfigured; the new one is checked as ' +
-      'tenant create checks it. A zone the database knows is kept. Prints the tenant with "previous_timezone"')
+    .description('Replace a tenant\'s time zone that the database does not know, or reads differently from Node.js. The first (a name retired ' +
+      'from the IANA database, stored before creation checked it) gets the tenant\'s uploads and its users\' bets refused with tenant_misconfigured; ' +
+      'the second (an abbreviation such as CET, a fixed offset to the database) is taken, but racing days may differ between uploads and placed ' +
+      'bets. `serve` names both at start. The new zone is checked as tenant create checks it. A zone both read alike is kept. ' +
+      'Prints the tenant with "previous_timezone"')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
-    .argument('<zone>', 'the new time zone, an IANA name the database knows (e.g. America/Regina)')
+    .argument('<zone>', 'the new time zone, an IANA name the database knows and reads as Node.js does (e.g. America/Regina, Europe/Paris)')
     .action((tenantId: string, zone: string) => withRuntime((rt) => rt.services.tenants.setTimeZone(tenantId, zone)));
 
   program

@@ -20,7 +20,7 @@ export const TenantView = Type.Object(tenantView);
 /** `tenant disable`: the tenant, and whether this call disabled it (false: it already was). */
 export const TenantDisabled = Type.Object({ ...tenantView, changed: Type.Boolean() });
 /** `tenant set-zone`: the tenant with its new zone, and the zone it replaced. */
-export const TenantZoneSet = Type.Object({ ...tenantView, previous_timezone: Type.String({ description: 'The zone replaced, one the database did not know' }) });
+export const TenantZoneSet = Type.Object({ ...tenantView, previous_timezone: Type.String({ description: 'The zone replaced, one the database did not know or read differently from Node.js' }) });
 export const TenantList = Type.Object({ tenants: Type.Array(TenantView, { description: 'Oldest first' }) });
 
 const client = {

@@ -34,7 +34,7 @@ export function registerPlatformRoutes(app: FastifyInstance, deps: PlatformDeps)
       body: Type.Object({
         name: Type.String({ maxLength: 200, description: 'Brand name, 1 to 200 characters' }),
         currency: Type.Optional(Type.String({ maxLength: 3, description: 'Default currency, an active ISO 4217 code (default AUD)' })),
-        timezone: Type.Optional(Type.String({ maxLength: 100, description: 'Local time zone, an IANA name (default Australia/Sydney)' })),
+        timezone: Type.Optional(Type.String({ maxLength: 100, description: 'Local time zone, an IANA name the database and Node.js read alike: a Region/City name, not an abbreviation such as CET (default Australia/Sydney)' })),
       }, { additionalProperties: false }),
     },
   }, async (request) => deps.tenants.createTenant(request.body as { name: string; currency?: string; timezone?: string }));

@@ -30,7 +30,8 @@ const Limit = Type.Union([Type.String({ maxLength: 20 }), Type.Null()], { descri
 /** set-zone's 409: only a zone the database does not know is replaced. */
 const zoneKnown = {
   ...problemResponses(409)[409],
-  description: 'conflict: the tenant\'s time zone is one the database knows (only an unknown one is replaced), or it changed meanwhile',
+  description: 'conflict: the tenant\'s time zone is one the database knows and reads as Node.js does (only a zone it does not know or reads ' +
+    'differently is replaced), or it changed meanwhile',
 };
 
 /**
@@ -85,10 +86,10 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
     schema: {
       ...tenant,
       response: { ...okResponse(answers.TenantZoneSet), ...problemResponses(400, 401, 403, 404), 409: zoneKnown },
-      summary: 'Replace the tenant\'s time zone when the database does not know it (as `wagerline tenant set-zone`): until then its uploads are refused '
-        + '(409 tenant_misconfigured) and so are its users\' bets',
+      summary: 'Replace the tenant\'s time zone when the database does not know it (its uploads are refused: 409 tenant_misconfigured, and so are '
+        + 'its users\' bets) or reads it differently from Node.js (an abbreviation such as CET: racing days may differ), as `wagerline tenant set-zone`',
       body: Type.Object({
-        timezone: Type.String({ minLength: 1, maxLength: 100, description: 'The new time zone, an IANA name the database knows (e.g. America/Regina)' }),
+        timezone: Type.String({ minLength: 1, maxLength: 100, description: 'The new time zone, an IANA name the database knows and reads as Node.js does (e.g. America/Regina, Europe/Paris)' }),
       }, { additionalProperties: false }),
     },
   }, async (request) => deps.tenants.setTimeZone(tenantInReach(request), (request.body as { timezone: string }).timezone));
