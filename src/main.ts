@@ -94,7 +94,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     throw problem ? new AppError('bad_request', problem) : error;
   }
   await warnOfFaultyZones(services, app.log.child({ module: 'tenants' }));
-  // The wallet delivery worker (docs/wallet.md); any number of processes may run it.
+  // The wallet delivery worker (docs/wallet-delivery.md); any number of processes may run it.
   const worker = config.WAGERLINE_WALLET_WORKER === 'on'
     ? services.wallet.createWorker({ listen: true })
     : undefined;
@@ -102,7 +102,7 @@ export async function startServer(config: Config, log: Logger = createLogger(con
     await worker.start();
     app.log.child({ module: 'wallet-worker' }).info({ workerId: worker.workerId }, 'wallet delivery worker started');
   }
-  // Settles queued races (docs/settlement.md): results recorded through the admin API, and any
+  // Settles queued races (docs/settlement-running.md): results recorded through the admin API, and any
   // settlement a stopped process left half-way. Jobs are locked per batch, so every process may run it.
   const settler = services.settlement.startWorker({ pollMs: config.WAGERLINE_SETTLEMENT_POLL_MS });
   const started = app;

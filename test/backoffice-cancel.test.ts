@@ -131,7 +131,7 @@ test('refusals: unknown bet NOT_FOUND, a final bet BET_STATE_CONFLICT, a long re
   const halfPair = await cancel(bet.betId, 'x\ud800'); // PostgreSQL's JSON refuses it: a 500 before
   assert.deepEqual([halfPair.res.statusCode, codes(halfPair.body)], [200, ['BAD_USER_INPUT']]);
   const notUuid = await cancel('abc');
-  assert.deepEqual(codes(notUuid.body), ['BAD_USER_INPUT'], 'an id that is not a UUID (docs/backoffice.md, Errors)');
+  assert.deepEqual(codes(notUuid.body), ['BAD_USER_INPUT'], 'an id that is not a UUID (docs/backoffice-schema.md, Errors)');
   await worker.drain();
   assert.equal(sandbox.requests().length, sent);
   assert.ok(sent > before);

@@ -1,4 +1,4 @@
-// A bonus bet pays its winnings only, never its bonus stake (docs/settlement.md, Bonus bets), so
+// A bonus bet pays its winnings only, never its bonus stake (docs/settlement-tote.md, Bonus bets), so
 // the tenant's payout limits weigh what it pays: stake × (odds − 1). max_payout cuts its stake to
 // the winnings allowed, its runner's liability grows by those winnings, a cancel takes the same
 // amount off again, and the back-office shows that as what the book stands to pay.

@@ -1,7 +1,7 @@
 // The cause a bet's history gives its settlement is what decided the bet, whatever job of its races
 // the worker happened to run first: a settlement queued by a scratching that is still pending when
 // the race's result (or abandonment, or amendment) arrives runs on the latest facts, so the cause
-// cannot be the job's (docs/settlement.md, Running settlement). The race changes are recorded with
+// cannot be the job's (docs/settlement-running.md, Running settlement). The race changes are recorded with
 // the catalogue alone (nothing settled) to play a lagging worker, then settled in one run.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';

@@ -86,7 +86,7 @@ describe('ordering', () => {
     for (const [betId, ids] of expected) assert.deepEqual(arrivals.get(betId), ids, `bet ${betId}`);
     const { rows } = await f.db.pool.query(
       "SELECT status, count(*)::int AS n FROM wallet_calls WHERE bet_id = ANY($1) GROUP BY status ORDER BY status", [bets.map((b) => b.betId)]);
-    // Every call delivered; each bet's placement guard released by its confirm (docs/wallet.md).
+    // Every call delivered; each bet's placement guard released by its confirm (docs/wallet-delivery.md).
     assert.deepEqual(rows, [{ status: 'delivered', n: 300 }, { status: 'skipped', n: 60 }]);
     const effects = await f.sandbox.effects();
     for (const ids of expected.values()) for (const id of ids) assert.equal(effects.get(id), 1);

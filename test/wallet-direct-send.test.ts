@@ -1,4 +1,4 @@
-// A placement's next call is sent by the placing process at commit (docs/wallet.md, "Sent by the
+// A placement's next call is sent by the placing process at commit (docs/wallet-delivery.md, "Sent by the
 // placing process"): written `sending`, leased to the process's running worker, with no claim. A
 // process that dies before sending it leaves it to its lease, and the next claim sends it once.
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// The placement guard (docs/wallet.md, Reserve): after a successful reserve, a refundBet waits
+// The placement guard (docs/wallet-delivery.md, Reserve): after a successful reserve, a refundBet waits
 // one placement window. Placement's next call for the bet releases it; a placement that never
 // comes (crash, rollback) leaves no user money held, because the guard then goes out.
 import assert from 'node:assert/strict';

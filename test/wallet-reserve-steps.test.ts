@@ -1,4 +1,4 @@
-// The reserve's steps (docs/wallet.md, Reserve): placement stores its bet in the transaction that
+// The reserve's steps (docs/wallet-delivery.md, Reserve): placement stores its bet in the transaction that
 // writes the reserve's row (`open`), and takes it in the one that records the reserve's success
 // (`take`), queueing the bet's next call there. Whatever step fails, no user money stays held.
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 // How many live WebSocket connections each frontend user (docs/frontend.md, "Live updates") or
-// back-office client (docs/backoffice.md, "Subscriptions") holds in this process. Every subscription listens on every bet change of the process, and a
+// back-office client (docs/backoffice-subscriptions.md, "Subscriptions") holds in this process. Every subscription listens on every bet change of the process, and a
 // connection holds up to 10 of them: without a bound, one valid token could open thousands of
 // connections and make each bet change cost thousands of reads. A real frontend needs a few: a
 // connection per browser tab or app, on a few devices.

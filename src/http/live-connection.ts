@@ -1,5 +1,5 @@
 // One WebSocket connection of a frontend user to /graphql (myBetUpdated, docs/frontend.md) or of a
-// back-office client to /backoffice/query (betUpdated, docs/backoffice.md): what it may hold, and
+// back-office client to /backoffice/query (betUpdated, docs/backoffice-subscriptions.md): what it may hold, and
 // how long. Each subscription is a listener on every bet change of the process,
 // so a connection holds at most MAX_SUBSCRIPTIONS_PER_CONNECTION of them; an id subscribed again
 // while live closes the connection (graphql-transport-ws: 4409) — mercurius would otherwise

@@ -1,5 +1,5 @@
 // The wallet calls a verdict still owes, from what the wallet was already sent: tables of ledgers
-// and verdicts with the calls worked out by hand (docs/settlement.md, "Wallet calls").
+// and verdicts with the calls worked out by hand (docs/settlement-running.md, "Wallet calls").
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';

@@ -1,5 +1,5 @@
 // What one leg of a bet paid per $1 unit on its race's final result, as the back-office shows it
-// (docs/backoffice.md, "dividend"). Pure, exact, and read from the same facts as settlement:
+// (docs/backoffice-schema.md, "dividend"). Pure, exact, and read from the same facts as settlement:
 //
 // - fixed-odds legs (WIN, PLACE, each leg of a MULTI): the price taken on the leg, less any
 //   late-scratching deduction, times the runner's dead-heat share (settle.ts pays a dead heat on

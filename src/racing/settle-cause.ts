@@ -1,4 +1,4 @@
-// What decided a verdict, for the bet's history (docs/settlement.md, Running settlement). A race's
+// What decided a verdict, for the bet's history (docs/settlement-running.md, Running settlement). A race's
 // settlement runs on the latest facts of the bet's races, not on those of the change that queued
 // it: a scratching's settlement still queued when the result comes settles on the result. So the
 // cause is read from the facts the verdict rests on, never from the change that queued the race.

@@ -1,5 +1,5 @@
 // Settlement of tote bets (exotics, quaddie, daily double): each winning combination covered pays
-// its dividend × percentage ÷ 100. One row per rule of docs/settlement.md and its edges; every
+// its dividend × percentage ÷ 100. One row per rule of docs/settlement-tote.md and its edges; every
 // combination count, percentage and amount worked out by hand in the row.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';

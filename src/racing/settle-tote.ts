@@ -1,7 +1,7 @@
 // Tote bets (exotics, quaddie, daily double): each winning combination the bet covers pays its
 // declared dividend × percentage ÷ 100 (dividends are per $1 unit; a dead heat has several winning
 // combinations, each with the dividend declared for it). Combinations holding a scratched runner
-// are refunded as their share of the stake; all of them: the whole stake. docs/settlement.md.
+// are refunded as their share of the stake; all of them: the whole stake. docs/settlement-tote.md.
 import { KIND_RULES } from './bet-kinds.ts';
 import { combinations } from './combinations.ts';
 import { add, cents, decimalText, floorCents, fraction, max, mul, sub, ZERO, type Fraction } from './exact.ts';

@@ -1,6 +1,7 @@
-// Properties of settlement against oracles written here from the rules of docs/settlement.md, in
-// plain bigint arithmetic (no racing/exact.ts): dead heats, deductions, bonus bets, multis and tote
-// dividends over random fields. FUZZ_RUNS / FUZZ_SEED as in test/helpers/fuzz.ts.
+// Properties of settlement against oracles written here from the rules of docs/settlement.md and
+// docs/settlement-tote.md, in plain bigint arithmetic (no racing/exact.ts): dead heats, deductions,
+// bonus bets, multis and tote dividends over random fields. FUZZ_RUNS / FUZZ_SEED as in
+// test/helpers/fuzz.ts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';

@@ -47,7 +47,7 @@ export function atLeast(a: Decimal, b: Decimal): boolean {
 
 /**
  * What a winning bet pays per unit of stake: its odds (stake back with the winnings), or for a
- * bonus bet its odds less 1 (the winnings only: docs/settlement.md, Bonus bets). The payout limits
+ * bonus bet its odds less 1 (the winnings only: docs/settlement-tote.md, Bonus bets). The payout limits
  * and a runner's liability weigh a bet by this, so a bonus bet counts what it can really pay.
  */
 export function payoutMultiple(odds: Decimal, bonus: boolean): Decimal {

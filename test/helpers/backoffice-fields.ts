@@ -1,4 +1,4 @@
-// Every field of a back-office Bet (docs/backoffice.md), as one selection set: the tests and the
+// Every field of a back-office Bet (docs/backoffice-schema.md), as one selection set: the tests and the
 // benchmark that ask for the whole record use this one list.
 export const BET_FIELDS = `id created_at
   metadata { created_at tenant_id user_id account_id account_type ticket_id fixed_odds original_odds amount original_amount percentage

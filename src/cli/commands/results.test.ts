@@ -119,7 +119,7 @@ test('place-terms set and list: checked, stored, * first; settlement reads them'
   await f.services.catalogue.setPlaceTerms('NSW', [{ min_starters: 8, places: 3 }]);
   assert.deepEqual((await ok(['place-terms', 'list'])).place_terms.map((t: { jurisdiction: string }) => t.jurisdiction), ['*', 'NSW', 'VIC']);
   // The meeting's races (VIC) have 4 starters: race 4, not resulted yet, pays 2 places now; race 1
-  // keeps the none it was resulted with under the '*' terms (docs/settlement.md, Places paid).
+  // keeps the none it was resulted with under the '*' terms (docs/settlement-running.md, Places paid).
   const facts = await f.services.catalogue.raceFacts([{ meetingId: M, raceNumber: 1 }, { meetingId: M, raceNumber: 4 }]);
   assert.deepEqual([facts.get(`${M}:4`)!.placesPaid, facts.get(`${M}:1`)!.placesPaid], [2, 0]);
 

@@ -13,7 +13,7 @@ type SetWalletOptions = Omit<SetWalletInput, 'tenantId'>;
 export function registerWalletCommands(program: Command, tenant: Command): void {
   tenant
     .command('set-wallet')
-    .description('Configure the operator wallet of a tenant (docs/wallet.md). Secrets are stored sealed and never printed. Prints the configuration without secrets')
+    .description('Configure the operator wallet of a tenant (docs/wallet-operations.md). Secrets are stored sealed and never printed. Prints the configuration without secrets')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .requiredOption('--url <wallet_url>', 'base URL of the wallet; calls go to <url>/reserve, <url>/confirm, ...')
     .requiredOption('--auth <kind>', 'client_credentials or api_key')

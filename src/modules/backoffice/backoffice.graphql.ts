@@ -176,7 +176,7 @@ export async function registerBackofficeGraphql(app: FastifyInstance, deps: Back
           deps.backoffice.requireToken(caller);
           connections.take(caller.client.tenant_id, caller.client.client_id, socket);
           upgrade?.log.info({ client_id: caller.client.client_id }, 'back-office subscription connected');
-          // No expiry timer (null): a token expiring does not end a running subscription (docs/backoffice.md).
+          // No expiry timer (null): a token expiring does not end a running subscription (docs/backoffice-subscriptions.md).
           return { caller, connection: new LiveConnection(socket, null) };
         }, (error) => graphqlCode(error.code), (fields, message) => scope.log.info(fields, message)),
       },

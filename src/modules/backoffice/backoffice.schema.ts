@@ -1,4 +1,4 @@
-// The back-office GraphQL schema (POST /backoffice/query; docs/backoffice.md documents every field).
+// The back-office GraphQL schema (POST /backoffice/query; docs/backoffice-schema.md documents every field).
 // Field names follow the back-office record of the spec, `postions_paid` spelling included.
 
 export const BACKOFFICE_SCHEMA = /* GraphQL */ `

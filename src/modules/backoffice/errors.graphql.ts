@@ -1,4 +1,4 @@
-// How the back-office answers errors (docs/backoffice.md, "Errors"): every error carries a stable
+// How the back-office answers errors (docs/backoffice-schema.md, "Errors"): every error carries a stable
 // extensions.code; a message says what is wrong in the client's terms and never holds SQL, a stack
 // or a token; anything unexpected is logged with the request id and answered as
 // INTERNAL_SERVER_ERROR. The HTTP status follows the errors: 400 for a request that never reached a

@@ -1,4 +1,4 @@
-// The back-office record of a bet (docs/backoffice.md): the bet, its metadata and its legs, built
+// The back-office record of a bet (docs/backoffice-schema.md): the bet, its metadata and its legs, built
 // from the stored rows and the facts of its races. Plain data, JSON-ready: ids are UUID text, times
 // ISO 8601 in UTC, money, odds, percentages and dividends exact decimal text ("12.50").
 import { KIND_RULES, type BetKind } from '../../racing/bet-kinds.ts';

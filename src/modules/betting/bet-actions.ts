@@ -1,4 +1,4 @@
-// Changes an operator makes to one bet (docs/settlement.md, docs/bets-admin.md): cancel, cash out,
+// Changes an operator makes to one bet (docs/settlement-running.md, docs/bets-admin.md): cancel, cash out,
 // manual adjustment. Each is ONE transaction that locks the bet, checks the move against the
 // lifecycle (racing/bet-lifecycle.ts), queues its wallet calls through the outbox and records the
 // change, with who made it, in the bet's history. A second cancel changes nothing and sends

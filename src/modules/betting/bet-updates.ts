@@ -1,4 +1,4 @@
-// Live bet updates across processes (docs/backoffice.md, Subscriptions). Every change of a bet's
+// Live bet updates across processes (docs/backoffice-subscriptions.md, Subscriptions). Every change of a bet's
 // state announces itself on the PostgreSQL channel bet_updates, in the statement that makes it
 // (betting.queries.ts BET_UPDATE_NOTIFY: placement, settlement batches, cancel, cash out,
 // adjustment); NOTIFY is delivered at commit, so only committed changes go out, whichever process

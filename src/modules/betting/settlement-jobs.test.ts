@@ -1,5 +1,5 @@
 // The settlement jobs a run picks: the oldest pending, but never those that failed earlier in the
-// same run — failing jobs must not fill the page and hide newer races (docs/settlement.md).
+// same run — failing jobs must not fill the page and hide newer races (docs/settlement-running.md).
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { freshDatabase, type TestDatabase } from '../../../test/helpers/db.ts';

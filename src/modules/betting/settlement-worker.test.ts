@@ -1,6 +1,6 @@
 // The settlement worker's stop (serve's shutdown): it ends after the batch in progress, not after
 // every queued race. A job left part-way stays queued at its last batch, which any process resumes
-// (docs/settlement.md), so stopping between batches loses nothing and settles nothing twice.
+// (docs/settlement-running.md), so stopping between batches loses nothing and settles nothing twice.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { servicesOnFreshDatabase } from '../../../test/helpers/app.ts';

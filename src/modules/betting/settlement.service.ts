@@ -1,4 +1,4 @@
-// Settlement (docs/settlement.md): results, abandonments and scratchings queue their race in the
+// Settlement (docs/settlement-running.md): results, abandonments and scratchings queue their race in the
 // transaction that records them; the race's bets are then settled in batches, each batch ONE
 // transaction that locks its bets, writes their new states and queues their wallet calls through
 // the outbox, and moves the job's cursor. A process that dies mid-way leaves the job at its last
@@ -165,7 +165,7 @@ export function createSettlementService(deps: SettlementDeps) {
   return {
     runPending: () => runPending(),
 
-    /** Records a race's result (docs/settlement.md) and, when final, settles its bets now. */
+    /** Records a race's result (docs/settlement-running.md) and, when final, settles its bets now. */
     async resultRace(meetingId: number, raceNumber: number, input: ResultInput) {
       const result = await deps.catalogue.recordResult(meetingId, raceNumber, input);
       const settlement = result.status === 'final' && result.changed ? await runPending() : null;

@@ -62,7 +62,7 @@ function betFlow(name: string, reserved: number, accepted: number, payout: numbe
 
 /**
  * A result that changes pays the difference with a second settleBet of the same bet (wagerline's
- * settlement, docs/settlement.md): the wallet must take it as a new credit, not a duplicate.
+ * settlement, docs/settlement-running.md): the wallet must take it as a new credit, not a duplicate.
  */
 const resettle: Check = {
   name: 'settleBet twice (an amended result pays the difference)',
@@ -215,7 +215,7 @@ const bonusRefundAndDebit: Check = {
     await moved('after a bonus reserve', { bonus: -200 });
     expectSuccess(await ctx.client.post(refundBetBody(refunded, 200, ctx.unit)), 'refundBet of a bonus bet');
     await moved('after refundBet of a bonus bet (back to the bonus balance)', {});
-    // Settled with a partial refund, reversed in part, then cancelled (docs/settlement.md, docs/bets-admin.md).
+    // Settled with a partial refund, reversed in part, then cancelled (docs/settlement-running.md, docs/bets-admin.md).
     const reversed = await place(ctx, newBet(ctx.userId, true), 200);
     expectSuccess(await ctx.client.post(creditBody(reversed, 100, ctx.unit, 'betpartialrefund')), 'credit betpartialrefund of a bonus bet');
     await moved('after confirm 2.00 then credit betpartialrefund 1.00 of a bonus bet (stake returned to bonus)', { bonus: -100 });
@@ -239,7 +239,7 @@ export const FLOW_CHECKS: Check[] = [
   // Cents in every amount, none exact in binary (4.35 * 100 is 434.99999999999994 as a float): a
   // wallet that drops them, or truncates amount * 100 down (10.20, 4.35) or up (8.05), fails here.
   betFlow('reserve → confirm (partial) → settleBet', 1020, 435, 805),
-  // wagerline closes a losing bet with a settleBet of 0.00 (docs/settlement.md).
+  // wagerline closes a losing bet with a settleBet of 0.00 (docs/settlement-running.md).
   betFlow('reserve → confirm → settleBet 0.00 (a losing bet)', 500, 500, 0),
   resettle,
   equalCalls,

@@ -189,7 +189,7 @@ test('an API-key wallet that refuses a wrong or missing key with 403 in the erro
 /**
  * A wallet that locks a transactionId while it handles it and answers a duplicate arriving then
  * with `status` (and nothing applied): 503 asks the caller to come back, which wagerline does with
- * the same transactionId (5xx: docs/wallet.md, retry schedule); the retry gets the stored answer.
+ * the same transactionId (5xx: docs/wallet-delivery.md, retry schedule); the retry gets the stored answer.
  */
 async function lockingWallet(status: number) {
   const inFlight = new Set<string>();

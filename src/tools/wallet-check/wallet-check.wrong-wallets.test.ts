@@ -8,7 +8,7 @@ import { checkAgainst, failedNames, failures, refusal, wrongWallet } from '../..
 import { runWalletCheck } from './index.ts';
 
 // wagerline sends refundBet after confirm for every scratched runner, abandoned race, refund
-// verdict and cancel (docs/betting.md, docs/settlement.md, docs/bets-admin.md).
+// verdict and cancel (docs/betting.md, docs/settlement-running.md, docs/bets-admin.md).
 test('a wallet that answers refundBet of a confirmed bet with a success but returns nothing fails the refund checks', async () => {
   const confirmed = new Set<string>();
   const report = await checkAgainst(await wrongWallet(

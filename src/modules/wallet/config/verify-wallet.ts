@@ -1,5 +1,5 @@
-// What `tenant set-wallet` checks before it saves a configuration (docs/wallet.md, "Checking a
-// configuration"): that a wallet answers at the URL and takes the credentials given.
+// What `tenant set-wallet` checks before it saves a configuration (docs/wallet-operations.md,
+// "Checked before it is saved"): that a wallet answers at the URL and takes the credentials given.
 // - client credentials: POST <url>/auth/token must issue an access_token (spec 2.3, 5.3);
 // - API key: POST <url>/refundBet with an empty body `{}`, key (and signature) attached. It cannot
 //   move money (no bet, no transactionId, no amount); a wallet that takes the key refuses the body

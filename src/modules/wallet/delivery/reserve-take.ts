@@ -66,7 +66,7 @@ export function createReserveTaker(options: { db: Pool; clock: () => Date; place
    * Records the reserves' successes in `tx`. With a take group, the records are written by the
    * statement that queues the bets' next calls. Without one (a single reserve), the placement guard
    * is queued: released when placement queues that call in time and sent otherwise, so a placement
-   * that dies now leaves no user money held (docs/wallet.md). Undefined, or LeaseLost thrown once
+   * that dies now leaves no user money held (docs/wallet-delivery.md). Undefined, or LeaseLost thrown once
    * `take` has run, when a lease was lost. Next calls written leased to this process's worker are
    * registered in `sends`, to be sent once `tx` has committed (direct-send.ts).
    */

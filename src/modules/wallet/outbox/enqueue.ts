@@ -43,7 +43,7 @@ export interface OutboxRow {
   extra: CallExtra;
   secretEnc?: string | null;
   onlyIfReserved?: boolean;
-  /** The placement guard of a successful reserve (docs/wallet.md). */
+  /** The placement guard of a successful reserve (docs/wallet-delivery.md, Reserve). */
   placementGuard?: boolean;
   now: Date;
   /** When it may first be sent (default: now). */
