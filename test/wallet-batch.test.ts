@@ -120,7 +120,7 @@ test('a refundBet without a delivered reserve refuses the whole batch, naming th
   const [first, lo, hi] = [ids[0]!, ids[1]!, ids[2]!];
   const x = { betId: first, userId: randomUUID() };
   await refused([confirm(p), credit(x.betId, x.userId), refund({ betId: hi, userId: x.userId }), refund({ betId: lo, userId: x.userId })],
-    { code: 'wallet_no_reservation', message: `refundBet of bet ${hi}: the bet has no reserve (refundBet only after a successful reservation: docs/wallet.md)` });
+    { code: 'wallet_no_reservation', message: `refundBet of bet ${hi}: the bet has no reserve (refundBet only after a successful reservation: docs/wallet-delivery.md)` });
   assert.equal(await written([x.betId, lo, hi]), 0);
   assert.deepEqual((await callsOf(p.betId)).map(([, op, , status]) => [op, status]), [['reserve', 'delivered'], ['refundBet', 'pending']], 'guard not released');
 

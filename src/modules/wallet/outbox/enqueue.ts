@@ -188,7 +188,7 @@ export const notConfigured = (tenantId: string) =>
  * reserve answered 'reserved', so a refund of any other bet is a caller's mistake.
  */
 export const noReservation = (betId: string, reserve: string | null | undefined) =>
-  new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (refundBet only after a successful reservation: docs/wallet.md)`);
+  new AppError('wallet_no_reservation', `refundBet of bet ${betId}: ${reserve ? `its reserve is ${reserve}, not delivered` : 'the bet has no reserve'} (refundBet only after a successful reservation: docs/wallet-delivery.md)`);
 
 export const reservationReleased = (betId: string) =>
   new AppError('wallet_reservation_released', `bet ${betId}: its reservation was released (refundBet) because no call followed the reserve within the placement window; the bet cannot be taken`);
