@@ -35,6 +35,16 @@ export async function upsertWalletConfig(db: Queryable, c: Omit<WalletConfigRow,
   return rows[0]!;
 }
 
+/**
+ * Takes the claim's per-wallet lock (wallet_claim() in 0020: the same key) until the caller's
+ * transaction ends. A change saved under it waits for the claims running, and the claims that
+ * start meanwhile wait for it to commit: no claim checks the old version and then takes calls
+ * queued after the change (the confirm of a bet whose reserve went to the new URL).
+ */
+export async function lockWalletClaims(tx: Queryable, tenantId: string): Promise<void> {
+  await tx.query("SELECT pg_advisory_xact_lock(hashtextextended('wallet_claim:' || $1::uuid::text, 0))", [tenantId]);
+}
+
 export async function findWalletConfig(db: Queryable, tenantId: string): Promise<WalletConfigRow | undefined> {
   const { rows } = await db.query<WalletConfigRow>('SELECT * FROM wallet_configs WHERE tenant_id = $1', [tenantId]);
   return rows[0];

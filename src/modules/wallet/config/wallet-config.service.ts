@@ -2,7 +2,7 @@
 // whether requests are signed, the amount unit and the concurrency. Secrets are sealed with the
 // secret box before they reach the database and are never returned or logged.
 import type { SecretBox } from '../../../crypto/secret-box.ts';
-import type { Pool, Queryable } from '../../../db/pool.ts';
+import { withTransaction, type Pool, type Queryable } from '../../../db/pool.ts';
 import { AppError, fieldNamer, type FieldNames } from '../../../errors.ts';
 import type { TenantService } from '../../tenants/tenants.service.ts';
 import { AMOUNT_UNITS, type AmountUnit } from '../../../wallet-protocol/amounts.ts';
@@ -205,7 +205,7 @@ export async function setWallet(
     ? await verifyWallet({ url, auth, publicOnly: mustBePublic, ...(input.signingSecret && { signingSecret: input.signingSecret }) }, deps.timeoutMs)
     : null;
   const seal = (plain: string, column: SealedColumn) => box.seal(plain, walletBinding(input.tenantId, column, url));
-  const row = await q.upsertWalletConfig(db, {
+  const row = await saveWalletConfig(db, {
     tenant_id: input.tenantId,
     url,
     signing_secret_enc: input.signingSecret ? seal(input.signingSecret, 'signing_secret_enc') : null,
@@ -217,4 +217,15 @@ export async function setWallet(
       : { auth_kind: 'api_key', client_id: null, client_secret_enc: null, api_key_enc: seal(auth.apiKey, 'api_key_enc'), api_key_header: auth.header }),
   });
   return { ...viewOf(row), verified };
+}
+
+/**
+ * Saves a configuration under the claims' lock of its wallet (lockWalletClaims): the change
+ * commits between two claims, never between a claim's check of the version and its take.
+ */
+function saveWalletConfig(db: Pool, config: Omit<q.WalletConfigRow, 'updated_at'>): Promise<q.WalletConfigRow> {
+  return withTransaction(db, async (tx) => {
+    await q.lockWalletClaims(tx, config.tenant_id);
+    return q.upsertWalletConfig(tx, config);
+  });
 }

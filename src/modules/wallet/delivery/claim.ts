@@ -2,9 +2,10 @@
 // what the wallet's concurrency leaves free across all processes, each the lowest open call of its
 // bet, leased to the claimer. The claim names the version of the wallet configuration the calls
 // will be sent with; when set-wallet changed it since the worker read it, the claim takes nothing
-// and the configuration is read again first. So a call claimed after a change commits never goes
-// to the URL, or with the credentials, the tenant had before (a call already in flight finishes
-// where it was sent).
+// and the configuration is read again first. set-wallet saves under the claim's lock
+// (lockWalletClaims), so no change commits between a claim's check and its take. So a call claimed
+// after a change commits, or queued after it, never goes to the URL, or with the credentials, the
+// tenant had before (a call already in flight finishes where it was sent).
 import type { Queryable } from '../../../db/pool.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import type { TenantState } from './tenant-endpoints.ts';
