@@ -139,7 +139,7 @@ export function registerCatalogCommands(program: Command): void {
     }));
   race
     .command('result')
-    .description('Record a race\'s result (docs/catalogue.md, Results). A final result (the default) settles the race\'s bets now; ' +
+    .description('Record a race\'s result (docs/catalogue-results.md, Results). A final result (the default) settles the race\'s bets now; ' +
       'a final result on a final race amends it (a protest upheld) and settles the difference. --interim records a result to show, never settled. ' +
       'Prints {"meeting_id", "race_number", "status", "previous_status", "version", "amended", "changed", "placings", "dividends", "settlement"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
@@ -172,7 +172,7 @@ export function registerCatalogCommands(program: Command): void {
       ...await rt.services.catalogue.requireRace(m, r), result: await rt.services.catalogue.result(m, r),
     })));
 
-  const terms = program.command('place-terms').description('Places paid by the number of starters, per jurisdiction (docs/catalogue.md, Place terms)');
+  const terms = program.command('place-terms').description('Places paid by the number of starters, per jurisdiction (docs/catalogue-results.md, Place terms)');
   terms
     .command('set')
     .description('Set the place terms of a jurisdiction, or of * (every jurisdiction without terms of its own); settlement reads them. ' +

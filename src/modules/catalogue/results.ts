@@ -16,7 +16,7 @@ export interface ResultInput {
   placings: unknown;
   dividends?: unknown;
   interim?: boolean;
-  /** A final result placing fewer runners than the race's products need: fewer finished (docs/catalogue.md, Results). */
+  /** A final result placing fewer runners than the race's products need: fewer finished (docs/catalogue-results.md, Results). */
   short_field?: boolean;
 }
 
@@ -60,7 +60,7 @@ export async function recordResult(tx: Queryable, race: rq.RaceRow, input: Resul
   if (typeof placings === 'string') throw new AppError('validation_failed', `${where}: ${placings}`, { extensions: { errors: [{ field: 'placings', message: placings }] } });
   const dividends = parseDividends(input.dividends);
   if (typeof dividends === 'string') throw new AppError('validation_failed', `${where}: ${dividends}`, { extensions: { errors: [{ field: 'dividends', message: dividends }] } });
-  // Each dividend must be one a bet on this race can be settled by (docs/catalogue.md, Results).
+  // Each dividend must be one a bet on this race can be settled by (docs/catalogue-results.md, Results).
   const misfit = misfitDividends(dividends, placings, { products: race.products });
   if (misfit) throw new AppError('validation_failed', `${where}: ${misfit}`, { extensions: { errors: [{ field: 'dividends', message: misfit }] } });
   // The terms in force now, for a race's first result; later versions keep the first's places paid.
