@@ -9,7 +9,7 @@ import type { Pool } from '../src/db/pool.ts';
 /** `v` rounded to `places` decimals. */
 export const round = (v: number, places = 2) => Math.round(v * 10 ** places) / 10 ** places;
 
-/** `n` with thousands separators, as the figures are quoted in docs/performance.md. */
+/** `n` with thousands separators, as the figures are quoted in docs/performance-*.md. */
 export const fmt = (n: number) => n.toLocaleString('en-US');
 
 /** A comma-separated list of numbers from the environment variable `name` (BENCH_CONCURRENCY=1,8), else `fallback`. */

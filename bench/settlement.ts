@@ -12,7 +12,8 @@
 // BENCH_DELIVERY=after (default): the worker starts once settling has returned, so the two phases
 // are measured apart (the worker's own start-up is reported, not counted). BENCH_DELIVERY=during:
 // the worker runs from the start and delivers while batches commit, as in production.
-// BENCH_ANALYZE=1 (after only): ANALYZE wallet_calls between the two phases (see docs/performance.md).
+// BENCH_ANALYZE=1 (after only): ANALYZE wallet_calls between the two phases (see
+// docs/performance-settlement.md).
 // Then where settling's time went per batch and every statement kind (bench/settlement-report.ts),
 // and planning measured alone (BENCH_PROFILE=0 skips it). Last, every bet is checked settled
 // exactly once (test/helpers/settlement-check.ts); a failure is printed loudly and the exit code
@@ -268,7 +269,7 @@ interface Measured {
   check: SettledOnce & { ok: boolean };
 }
 
-/** The last line's figures (docs/performance.md quotes them by these keys). */
+/** The last line's figures (docs/performance-settlement.md quotes them by these keys). */
 async function figures({ bets, during, pool }: Bench, { settling, delivery, breakdown, profile, check }: Measured) {
   const thousands = bets / 1000;
   return {

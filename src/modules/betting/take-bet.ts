@@ -6,10 +6,10 @@
 // the reporting store in that transaction too (Unresulted, no payout).
 //
 // Several bets on the same races are taken by the same statements when their reserves succeed
-// together (the wallet groups them per lane: docs/performance.md): each statement is paid once per
-// group instead of once per bet. The bets are decided one after another, in the group's order,
-// against the liability the bets before them added, so a group takes exactly what its bets taken
-// one by one would (test/betting-take-group-property.test.ts).
+// together (the wallet groups them per lane: docs/performance-bets-2026-11-25.md): each statement
+// is paid once per group instead of once per bet. The bets are decided one after another, in the
+// group's order, against the liability the bets before them added, so a group takes exactly what
+// its bets taken one by one would (test/betting-take-group-property.test.ts).
 import type { Queryable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { centsToDollars, parseDecimal } from '../../racing/money.ts';

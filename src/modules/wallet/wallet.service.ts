@@ -62,7 +62,8 @@ export function createWalletService(deps: WalletServiceDeps) {
     /**
      * Refreshes the outbox's planner statistics after a large enqueue (a race's settlement). Until
      * autovacuum gets to it, the statistics say nothing is pending and each claim walks every
-     * pending call (240 ms per claim at 100,000 pending; 0.3 ms once analysed: docs/performance.md).
+     * pending call (240 ms per claim at 100,000 pending; 0.3 ms once analysed:
+     * docs/performance-settlement.md).
      */
     refreshOutboxStatistics: async () => {
       await deps.db.query('ANALYZE wallet_calls');

@@ -5,8 +5,8 @@
 // process die before recording it, the lease runs out and any worker's next claim sends it again
 // (an `interrupted` attempt on record), as after a crash in the middle of a claimed call.
 // Skipping the claim saves its statement (a fifth of PostgreSQL's time a placement:
-// docs/performance.md). With no worker running in the process, or none of the wallet's slots free
-// in it, the call is written `pending` and the workers claim it as before.
+// docs/performance-bets-2026-11-25.md). With no worker running in the process, or none of the
+// wallet's slots free in it, the call is written `pending` and the workers claim it as before.
 import { withTransaction, type Pool, type TransactionOptions, type Tx } from '../../../db/pool.ts';
 import type { CallRow } from '../outbox/outbox.queries.ts';
 import type { TenantState } from './tenant-endpoints.ts';

@@ -3,10 +3,11 @@
 // transaction runs wait for it and are then recorded and taken together, in one transaction with
 // one statement per step for all of them: each statement's cost (a round trip, a wake-up of the
 // database and of this process, a commit) is paid once per group instead of once per bet, which is
-// what a placement's throughput is bound by (docs/performance.md). A group that fails in any way
-// (a lease lost, a bet no longer pending, a lock waited for too long, any error) is rolled back
-// and each of its bets is recorded alone, as if it had never been grouped — unless the caller's
-// take says the failure is every bet's own (EveryMemberFails): then each fails with it at once.
+// what a placement's throughput is bound by (docs/performance-bets-2026-11-25.md). A group that
+// fails in any way (a lease lost, a bet no longer pending, a lock waited for too long, any error)
+// is rolled back and each of its bets is recorded alone, as if it had never been grouped — unless
+// the caller's take says the failure is every bet's own (EveryMemberFails): then each fails with it
+// at once.
 // The group is only ever committed when every bet in it went through as it would alone.
 import { AppError } from '../../../errors.ts';
 import type { Pool, TransactionOptions, Tx } from '../../../db/pool.ts';

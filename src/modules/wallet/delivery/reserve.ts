@@ -225,7 +225,7 @@ export function createReserver(options: ReserverOptions) {
       const delivered = { ...base, status: 'delivered' as const, next_attempt_at: now, finished_at: end };
       const reserve = { ...call, result: delivered, attempts: records };
       // Key lookups and writes by named statements only: planning them anew for each placement's
-      // values cost more of PostgreSQL's time than running them (docs/performance.md).
+      // values cost more of PostgreSQL's time than running them (docs/performance-bets-2026-11-23.md).
       const txOptions = { genericPlans: true, ...(steps.lockTimeoutMs !== undefined && { lockTimeoutMs: steps.lockTimeoutMs }) };
       const member = { reserve, context: steps.take?.context };
       // A group whose failure is every member's (its lane's races stayed locked) is not retried:

@@ -10,7 +10,7 @@ import {
   type DurableCall, type EnqueuedCall, type WalletCallInput,
 } from './enqueue.ts';
 
-/** Calls per statement (measured: docs/performance.md, Wallet delivery). */
+/** Calls per statement (measured: docs/performance-wallet.md). */
 export const BATCH_STATEMENT_CALLS = 5000;
 
 export interface BatchOptions {

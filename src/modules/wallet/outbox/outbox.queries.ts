@@ -186,7 +186,8 @@ export function appendAttemptsSql(first: number): string {
  * Its first array, and appendAttemptsSql's, is read through a sub-select, which hides the batch's
  * length from the planner: a plan made for the values is then no cheaper than the generic one,
  * which PostgreSQL keeps after five executions. Seen by the planner, the length made it plan this
- * statement anew on every execution, at a cost close to running it (docs/performance.md).
+ * statement anew on every execution, at a cost close to running it
+ * (docs/performance-bets-2026-11-25.md).
  */
 export async function complete(db: Queryable, results: CallResult[], attempts: AttemptRecord[]): Promise<{ tenant_id: string; transaction_id: string; next_waiting: boolean }[]> {
   const { rows } = await db.query<{ tenant_id: string; transaction_id: string; next_waiting: boolean }>({
