@@ -1,7 +1,8 @@
 // Placement edges: the price policy compared exactly, against the price the user sent; the
-// frontend endpoint's answer to a subscription sent as an HTTP request and to a GET naming no
-// operation of its query; a jwt user's nbf that is not a number, and a tenant key too small for RS256;
-// a tote stake whose percentage would round to 0; a PLACE bet on a field too small for place terms.
+// frontend endpoint's answer to a subscription sent as an HTTP request, to a GET naming no
+// operation of its query and to a body over its limit; a jwt user's nbf that is not a number, and
+// a tenant key too small for RS256; a tote stake whose percentage would round to 0; a PLACE bet on
+// a field too small for place terms.
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import { after, before, test } from 'node:test';
@@ -145,7 +146,7 @@ test('a body that is not JSON, too large or of another content type is the clien
     ctx.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': type, 'x-tenant-id': randomUUID() }, payload });
   const cases: Array<[string, string, number, string, RegExp]> = [
     ['{"query": "{ __typename }"', 'application/json', 400, 'BAD_REQUEST', /not valid JSON/],
-    [JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }), 'application/json', 413, 'PAYLOAD_TOO_LARGE', /too large/i],
+    [JSON.stringify({ query: `{ __typename } #${'x'.repeat(1_100_000)}` }), 'application/json', 413, 'PAYLOAD_TOO_LARGE', /larger than this endpoint takes/],
     ['<query/>', 'application/xml', 415, 'UNSUPPORTED_MEDIA_TYPE', /application\/json/],
   ];
   for (const [payload, type, status, code, message] of cases) {
@@ -154,4 +155,13 @@ test('a body that is not JSON, too large or of another content type is the clien
     assert.deepEqual([res.statusCode, errors.map((e) => e.extensions.code)], [status, [code]], res.body);
     assert.match(errors[0]!.message, message);
   }
+});
+
+test('a body over the limit on /graphql says the limit in bytes, as the back-office and REST routes do', async () => {
+  const limit = ctx.config.WAGERLINE_BODY_LIMIT_BYTES;
+  const res = await ctx.app.inject({ method: 'POST', url: '/graphql', headers: { 'content-type': 'application/json', 'x-tenant-id': randomUUID() },
+    payload: JSON.stringify({ query: '{ __typename }', pad: 'x'.repeat(limit) }) });
+  assert.equal(res.statusCode, 413);
+  assert.deepEqual((res.json() as { errors: unknown[] }).errors,
+    [{ message: `the body is larger than this endpoint takes: at most ${limit} bytes`, extensions: { code: 'PAYLOAD_TOO_LARGE' } }]);
 });

@@ -201,6 +201,14 @@ export function frameworkProblem(error: FastifyError): AppError {
   return toAppError(error);
 }
 
+/**
+ * A body refused for its size, said alike by the REST routes and both GraphQL endpoints: with the
+ * limit in bytes, so that a client knows how far to cut it (`taker`: what the client called).
+ */
+export function bodyTooLarge(request: FastifyRequest, taker: 'route' | 'endpoint'): string {
+  return `the body is larger than this ${taker} takes: at most ${request.routeOptions.bodyLimit} bytes`;
+}
+
 /** The framework's refusals of a body, said with what the request sent and what the route takes. */
 function bodyRefusal(error: FastifyError, request: FastifyRequest): AppError | undefined {
   if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
@@ -208,7 +216,7 @@ function bodyRefusal(error: FastifyError, request: FastifyRequest): AppError | u
     return new AppError('unsupported_media_type', `Content-Type ${JSON.stringify(type)} is not accepted: send the body as application/json`);
   }
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new AppError('payload_too_large', `the body is larger than this route takes: at most ${request.routeOptions.bodyLimit} bytes`);
+    return new AppError('payload_too_large', bodyTooLarge(request, 'route'));
   }
   return undefined;
 }

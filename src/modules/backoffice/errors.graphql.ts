@@ -9,6 +9,7 @@ import { GraphQLError, type GraphQLFormattedError, type SourceLocation } from 'g
 import type { MercuriusContext } from 'mercurius';
 import { connectionLost, DatabaseUnavailable } from '../../db/pool.ts';
 import { AppError, type ErrorCode } from '../../errors.ts';
+import { bodyTooLarge } from '../../http/problem.ts';
 
 export const GRAPHQL_CODES: Partial<Record<ErrorCode, string>> = {
   api_key_invalid: 'UNAUTHENTICATED', invalid_token: 'UNAUTHENTICATED',
@@ -72,7 +73,7 @@ function fromWrapper(wrapper: NonNullable<Failure['originalError']>, reply: Fast
 
 /** A body the framework refused, said with what the request sent and what the endpoint takes. */
 function refusal(status: number, message: string, reply: FastifyReply | undefined): string {
-  if (status === 413 && reply) return `the body is larger than this endpoint takes: at most ${reply.request.routeOptions.bodyLimit} bytes`;
+  if (status === 413 && reply) return bodyTooLarge(reply.request, 'endpoint');
   if (status !== 415 || !reply) return clip(message);
   const type = String(reply.request.headers['content-type'] ?? '').slice(0, 100);
   return `Content-Type ${JSON.stringify(type)} is not accepted: send the body as application/json, or the query alone as application/graphql`;

@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { connectionLost, DatabaseUnavailable } from '../../db/pool.ts';
 import { AppError } from '../../errors.ts';
 import { ConnectionsPerUser } from '../../http/connections-per-user.ts';
+import { bodyTooLarge } from '../../http/problem.ts';
 import { checkSubscription, checkSubscriptionSource, KEEP_ALIVE_MS, onConnect } from '../../http/graphql-ws.ts';
 import { endingWith, LiveConnection } from '../../http/live-connection.ts';
 import { whileActive, type BetUpdate } from './bet-updates.ts';
@@ -95,8 +96,9 @@ type Execution = Parameters<NonNullable<Parameters<typeof mercurius>[1]>['errorF
 /** The framework's refusals of a request before GraphQL reads it (its body), by HTTP status. */
 const REFUSED: Record<number, string> = { 413: 'PAYLOAD_TOO_LARGE', 415: 'UNSUPPORTED_MEDIA_TYPE' };
 
-/** A refusal's message: the framework's, but a 415 says what to send instead. */
+/** A refusal's message: the framework's, but a 413 says the limit and a 415 what to send instead. */
 function refusal(status: number, message: string, ctx: MercuriusContext): string {
+  if (status === 413 && ctx.reply) return bodyTooLarge(ctx.reply.request, 'endpoint');
   if (status !== 415) return message.slice(0, 300);
   const type = ctx.reply?.request.headers['content-type'];
   return `the body must be application/json${typeof type === 'string' ? `, not ${JSON.stringify(type.slice(0, 100))}` : ''}`;
