@@ -1,6 +1,7 @@
 // `wagerline upload`'s arguments as an operator meets them, through the real bin/wagerline: the
-// credentials its --help marks required may come from the environment instead, and a --api-url or
-// --auth-url that is not a URL is quoted without the credentials it may carry.
+// credentials its --help marks required may come from the environment instead, and their absence
+// says both ways to give them; a --api-url or --auth-url that is not a URL is quoted without the
+// credentials it may carry.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HELP_HINT } from '../src/cli/run.ts';
@@ -29,5 +30,24 @@ test('an --api-url or --auth-url that is not a URL is quoted with its user info 
     assert.equal(res.stdout, '');
     assert.equal(res.stderr, `wagerline: ${name} is not a URL: ${quoted}\n${HELP_HINT}\n`);
     assert.doesNotMatch(res.stderr, /s3cret|k3y/);
+  }
+});
+
+const endpoints = ['--file', 'bets.json', '--api-url', 'https://upload.example', '--auth-url', 'https://auth.example/oauth/token'];
+const unset = { WAGERLINE_CLIENT_ID: undefined, WAGERLINE_CLIENT_SECRET: undefined };
+
+test('a credential given neither way names both: the option and its environment variable; exit 2, nothing on stdout', async () => {
+  const cases = [
+    [['upload', ...endpoints], unset, "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID"],
+    [['upload', ...endpoints, '--client-id', 'uploader'], unset, "'--client-secret <secret>' not specified: pass --client-secret or set WAGERLINE_CLIENT_SECRET"],
+    [['upload', ...endpoints], { ...unset, WAGERLINE_CLIENT_SECRET: 's' }, "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID"],
+    [['token', '--client-id', 'uploader'], unset, "'--client-secret <secret>' not specified: pass --client-secret or set WAGERLINE_CLIENT_SECRET"],
+    // An empty variable gives nothing: said so, rather than sent as an empty credential.
+    [['upload', ...endpoints], { ...unset, WAGERLINE_CLIENT_ID: '', WAGERLINE_CLIENT_SECRET: 's' },
+      "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID (it is set but empty)"],
+  ] as const;
+  for (const [args, env, missing] of cases) {
+    const res = await runCli([...args], env);
+    assert.deepEqual([res.code, res.stdout, res.stderr], [2, '', `wagerline: required option ${missing}\n${HELP_HINT}\n`], args.join(' '));
   }
 });

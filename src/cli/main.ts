@@ -43,8 +43,39 @@ export function firstSentence(text: string): string {
   return end ? text.slice(0, end.index + 1) : text;
 }
 
+/** A required option given neither way: what commander says, and both ways to give it. */
+function notGiven(option: Option, empty: boolean): string {
+  const ways = option.envVar ? `: pass ${option.long} or set ${option.envVar}${empty ? ' (it is set but empty)' : ''}` : '';
+  return `error: required option '${option.flags}' not specified${ways}`;
+}
+
+/**
+ * The program's commands (subcommands are made by createCommand): a required option that an
+ * environment variable may supply names the variable too when neither gives it.
+ */
+class WagerlineCommand extends Command {
+  override createCommand(name?: string): Command {
+    return new WagerlineCommand(name);
+  }
+
+  /** Commander's own check of required options calls this (the method its error comes from). */
+  missingMandatoryOptionValue(option: Option): void {
+    this.error(notGiven(option, false), { code: 'commander.missingMandatoryOptionValue' });
+  }
+}
+
+/** An empty variable gives nothing (commander takes it as given): a required option it stood for is missing. */
+function refuseEmptyVariables(_program: Command, command: Command): void {
+  for (const option of command.options) {
+    const key = option.attributeName();
+    if (option.mandatory && command.getOptionValueSource(key) === 'env' && String(command.getOptionValue(key)).trim() === '') {
+      command.error(notGiven(option, true), { code: 'commander.missingMandatoryOptionValue' });
+    }
+  }
+}
+
 export function buildProgram(): Command {
-  const program = new Command('wagerline')
+  const program = new WagerlineCommand('wagerline')
     .description('wagerline: reporting upload, operator wallet integration and back-office for wagering operators.\n' +
       'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
     .version(VERSION, '-V, --version', 'print the version of wagerline')
@@ -55,6 +86,7 @@ export function buildProgram(): Command {
     // Subcommands inherit both settings.
     .configureOutput({ outputError: (text, write) => write(`wagerline: ${text.replace(/^error: /, '').replace(/ is invalid(.*?)\. /, ' is invalid$1: ').replace(/\s*\n\s*/g, ' ').trim()}\n`) })
     .exitOverride((error: CommanderError) => process.exit(error.exitCode === 0 ? 0 : EXIT.usage));
+  program.hook('preAction', refuseEmptyVariables);
   registerCoreCommands(program);
   registerMeetingCommands(program);
   registerCatalogCommands(program);

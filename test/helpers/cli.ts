@@ -15,7 +15,8 @@ export interface CliResult {
   json(): any;
 }
 
-export function runCli(args: string[], env: Record<string, string>, input?: string | Buffer): Promise<CliResult> {
+/** env: added to this process's environment; a variable given as undefined is left out (unset). */
+export function runCli(args: string[], env: Record<string, string | undefined>, input?: string | Buffer): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env } });
     let stdout = '';
