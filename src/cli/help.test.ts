@@ -51,3 +51,25 @@ test('every argument of every command says what it is, and every client command 
   assert.match(client, /^ {2}client_id +the client's id, as client create printed it/m);
   assert.match(client, /Prints \{"client_id", "status": "revoked"\}/);
 });
+
+test('the command list says what every command prints, how it exits, and which commands read DATABASE_URL', () => {
+  const root = helpOf().replace(/\s+/g, ' ');
+  assert.match(root, /Every command prints one JSON object on stdout and any error as one line on stderr/);
+  assert.match(root, /exit 0: done; 1: refused or failed; 2: a usage error \(nothing done\)/);
+  assert.match(root, /Commands that use the database \(not upload, wallet-check, dev-jwks or wallet-sandbox --memory\) read DATABASE_URL/);
+});
+
+test('what a newcomer would otherwise learn from an error: an upload client needs an agency, race price a price, wallet-check credentials', () => {
+  const flat = (...path: string[]) => helpOf(...path).replace(/\s+/g, ' ');
+  assert.match(flat('client', 'create'), /--agencies <list> for upload clients:.*?without any, every bet it uploads is refused/);
+  assert.match(flat('race', 'price'), /--win, --place or both/);
+  assert.match(flat('wallet-check'), /--client-id <id> client id \(required with --auth client_credentials, the default\)/);
+  assert.match(flat('wallet-check'), /--user <uuid> [^-]*\(default: a fresh UUID\)/);
+});
+
+test('what a command prints names its fields as JSON does, quoted', () => {
+  for (const command of everyCommand(buildProgram())) {
+    // {"url", "pid"}, {"count": …}: a brace opens on a quoted name, never on a bare word ({url, pid}).
+    assert.doesNotMatch(command.description(), /\{(?!["}])/, `${command.name()}: an unquoted field name`);
+  }
+});

@@ -77,7 +77,10 @@ function refuseEmptyVariables(_program: Command, command: Command): void {
 export function buildProgram(): Command {
   const program = new WagerlineCommand('wagerline')
     .description('wagerline: reporting upload, operator wallet integration and back-office for wagering operators.\n' +
-      'Reads DATABASE_URL (unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
+      'Every command prints one JSON object on stdout and any error as one line on stderr; exit 0: done; 1: refused or failed; ' +
+      '2: a usage error (nothing done); wallet-check adds 3 (nothing answers at --url).\n' +
+      'Commands that use the database (not upload, wallet-check, dev-jwks or wallet-sandbox --memory) read DATABASE_URL ' +
+      '(unset: the embedded PostgreSQL in WAGERLINE_DATA_DIR); see the README for all settings.')
     .version(VERSION, '-V, --version', 'print the version of wagerline')
     .showHelpAfterError(HELP_HINT)
     .configureHelp(HELP_LAYOUT)

@@ -31,7 +31,7 @@ export function registerBettingCommands(tenant: Command): void {
   tenant
     .command('set-limits')
     .description('Set a tenant\'s acceptance limits for placed bets, in dollars (docs/betting.md). A limit not given is kept; "none" removes one. ' +
-      'Prints {tenant_id, max_stake, max_payout, max_runner_liability, updated_at}')
+      'Prints {"tenant_id", "max_stake", "max_payout", "max_runner_liability", "updated_at"}')
     .argument('<tenant_id>', 'tenant id (UUID)', uuid)
     .option('--max-stake <dollars>', 'the most of one bet\'s stake taken ("none": no limit)', limitOption)
     .option('--max-payout <dollars>', 'fixed odds: the most one bet may pay out ("none": no limit)', limitOption)

@@ -97,7 +97,8 @@ export function registerCatalogCommands(program: Command): void {
   const race = program.command('race').description('Change or show one race of the catalogue');
   race
     .command('price')
-    .description('Set a runner\'s fixed-odds prices (1.01 to 10000, at most 2 decimals) while its race is open or suspended; every change is kept with its time. ' +
+    .description('Set a runner\'s fixed-odds prices, --win, --place or both (1.01 to 10000, at most 2 decimals), while its race is open ' +
+      'or suspended; every change is kept with its time. ' +
       'Prints {"meeting_id", "race_number", "runner", "changed"}')
     .argument('<meeting_id>', 'meeting id', meetingId)
     .argument('<race_number>', 'race number', raceNumber)

@@ -44,7 +44,7 @@ export function registerUserAuthCommands(program: Command, tenant: Command): voi
   program
     .command('dev-jwks')
     .description('Run a development identity provider: a JWKS from a fresh RSA key, and RS256 user tokens for tenant set-auth --mode jwt. ' +
-      'Prints one JSON line {jwks_url, client_id, kid, users: [{user_id, token}]} when ready; GET /token?user=<uuid> signs more. Stops on SIGINT/SIGTERM. Not for production')
+      'Prints one JSON line {"jwks_url", "client_id", "kid", "users": [{"user_id", "token"}]} when ready; GET /token?user=<uuid> signs more. Stops on SIGINT/SIGTERM. Not for production')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', int('--port', 0, 65535), 9091)
     .option('--users <n>', 'how many user tokens to print', int('--users', 0, 1000), 3)

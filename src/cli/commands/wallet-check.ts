@@ -78,14 +78,14 @@ async function run(opts: Opts): Promise<void> {
 export function registerWalletCheckCommand(program: Command): void {
   program
     .command('wallet-check')
-    .description('Check an operator wallet against the wallet interface of docs/wallet.md (docs/wallet-check.md). Table on stderr, {passed, failed, checks} on stdout; exit 0 only if all pass, 1 if one fails, 2 on a usage error, 3 when nothing answers at --url')
+    .description('Check an operator wallet against the wallet interface of docs/wallet.md (docs/wallet-check.md). Table on stderr, {"passed", "failed", "checks", ...} on stdout; exit 0 only if all pass, 1 if one fails, 2 on a usage error, 3 when nothing answers at --url')
     .requiredOption('--url <wallet_url>', 'base URL of the wallet (the paths /auth/token, /reserve, ... are appended)')
     .addOption(new Option('--auth <kind>', 'how to authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))
-    .option('--client-id <id>', 'client_credentials: client id')
-    .option('--client-secret <secret>', 'client_credentials: client secret')
-    .option('--api-key <key>', 'api_key: the key')
+    .option('--client-id <id>', 'client id (required with --auth client_credentials, the default)')
+    .option('--client-secret <secret>', 'client secret (required with --auth client_credentials, the default)')
+    .option('--api-key <key>', 'the key (required with --auth api_key)')
     .option('--api-key-header <name>', 'api_key: the header carrying the key', 'x-api-key')
-    .option('--user <uuid>', 'the test user to make calls for (needs 10.00 cash; the run leaves it 30.70 cash and 4.00 bonus up); default a fresh UUID', uuid)
+    .option('--user <uuid>', 'the test user to make calls for (needs 10.00 cash; the run leaves it 30.70 cash and 4.00 bonus up) (default: a fresh UUID)', uuid)
     .addOption(new Option('--amount-unit <unit>', 'wire unit of amounts').choices(['dollars', 'cents']).default('dollars'))
     .option('--timeout-ms <n>', 'bound on every call (wagerline\'s own bound: 10 s)', (raw: string) => {
       if (!/^\d+$/.test(raw) || Number(raw) < 1) throw new InvalidArgumentError('must be a positive whole number');

@@ -109,7 +109,7 @@ function schemaName(value: string): string {
 export function registerWalletSandboxCommand(program: Command): void {
   program
     .command('wallet-sandbox')
-    .description('Run the reference operator wallet (docs/wallet.md) on --host and --port (127.0.0.1:9090 unless given). Prints one JSON line {url, auth, credentials, ...} when ready; see docs/wallet-sandbox.md')
+    .description('Run the reference operator wallet (docs/wallet.md) on --host and --port (127.0.0.1:9090 unless given). Prints one JSON line {"url", "auth", its credentials ("client_id", "client_secret" or "api_key", "api_key_header"), "store", "pid", ...} when ready; see docs/wallet-sandbox.md')
     .option('--host <address>', 'address to listen on', '127.0.0.1')
     .option('--port <n>', 'port to listen on (0: any free port)', int('--port', 0, 65535), 9090)
     .addOption(new Option('--auth <kind>', 'how callers authenticate').choices(['client_credentials', 'api_key']).default('client_credentials'))
