@@ -1,7 +1,8 @@
 // The delivery worker's tenants: each configured wallet opened into an endpoint, reopened when its
 // configuration changes. A configuration that cannot be opened (a secret sealed with another
 // WAGERLINE_SECRET_KEY) costs only its own tenant: the tenant is skipped — its calls wait, pending —
-// and logged once per configuration version, until set-wallet stores one that opens.
+// and logged once per configuration version, until set-wallet stores one that opens. A tenant's
+// configuration is only ever replaced by a later version (readAlready).
 import type { SecretBox } from '../../../crypto/secret-box.ts';
 import type { Queryable } from '../../../db/pool.ts';
 import type { WalletEndpoint } from './http-client.ts';
@@ -39,10 +40,21 @@ export function createWalletTenants(deps: { db: Queryable; box: SecretBox; log: 
     }
   }
 
+  /**
+   * Whether the tenant's configuration already read (held, or unreadable) is at least this version.
+   * Rereads overlap (a claim refused rereads while another reread runs) and may be answered out of
+   * order: one that read before a change must not put the tenant back on its older configuration,
+   * or a call claimed or leased under the newer one would be sent to the old URL.
+   */
+  function readAlready(tenantId: string, updatedAt: Date): boolean {
+    const read = [tenants.get(tenantId)?.endpoint.version, unreadable.get(tenantId)];
+    return read.some((version) => version !== undefined && Date.parse(version) >= updatedAt.getTime());
+  }
+
   function apply(row: WalletConfigRow): void {
+    if (readAlready(row.tenant_id, row.updated_at)) return;
     const version = row.updated_at.toISOString();
     const state = tenants.get(row.tenant_id);
-    if (state?.endpoint.version === version || unreadable.get(row.tenant_id) === version) return;
     const endpoint = open(row, version);
     if (!endpoint) return;
     unreadable.delete(row.tenant_id);
