@@ -70,6 +70,17 @@ function holdingPool(pool: Pool) {
   };
 }
 
+/** The promise, or a failure naming what did not happen within 10 s (rather than a test that hangs). */
+async function within(what: string, promise: Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => { timer = setTimeout(() => reject(new Error(`not within 10 s: ${what}`)), 10_000); });
+  try {
+    await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A placement's take step that queues the bet's confirm, to be sent at commit by the placing process. */
 const confirmAtCommit = (confirm: WalletCallInput) => ({ take: { context: undefined, group: {
   take: (_tx: Tx, _contexts: unknown[], queueNext: (calls: WalletCallInput[]) => Promise<EnqueuedCall[]>) => queueNext([confirm]),
@@ -89,7 +100,7 @@ test('a reread answered late with the configuration before the move neither move
   try {
     // A reread starts (drain's), reads the old configuration, and its answer is held.
     draining = worker.drain();
-    await early.reached;
+    await within('the reread started', early.reached);
     // The move; a placement: its reserve goes to the new URL and its confirm is queued `pending`
     // (the worker holds the old version). The worker's claim naming the old version is refused, it
     // rereads (the new configuration) and claims naming the new version: that claim's answer is held.
@@ -97,7 +108,7 @@ test('a reread answered late with the configuration before the move neither move
     const newClaim = db.hold((text, values) => text.startsWith('SELECT * FROM wallet_claim') && values[6] === version);
     const b = reserveAndConfirm(f.tenantId);
     assert.equal((await services.wallet.reserve(b.input, confirmAtCommit(b.confirm))).outcome, 'reserved');
-    await newClaim.reached;
+    await within('a claim naming the new version', newClaim.reached);
     // The early reread (the old configuration) lands while the confirm's claim is answered.
     early.release();
     await new Promise(setImmediate); // its answer is applied before the next I/O event: the claim answer's
