@@ -54,12 +54,12 @@ async function warnOfFaultyZones(services: Runtime['services'], log: FastifyInst
     const count = (tenants: TenantView[]) => `${tenants.length} tenant${tenants.length === 1 ? ' has a time zone' : 's have time zones'}`;
     if (unknown.length) {
       log.warn(listed(unknown), `${count(unknown)} the database does not know: their uploads and their users' bets are refused ` +
-        '(tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/operations.md)');
+        '(tenant_misconfigured) until `wagerline tenant set-zone <tenant_id> <zone>` sets a current name (docs/tenants.md)');
     }
     if (misread.length) {
       log.warn(listed(misread), `${count(misread)} the database and Node.js read differently (an abbreviation such as CET is a fixed offset to ` +
         'the database): racing days may differ between uploads and placed bets until `wagerline tenant set-zone <tenant_id> <zone>` sets ' +
-        'a Region/City name (e.g. Europe/Paris, not CET; docs/operations.md)');
+        'a Region/City name (e.g. Europe/Paris, not CET; docs/tenants.md)');
     }
   } catch (error) {
     log.warn({ err: { message: (error as Error).message } }, 'could not check the tenants\' time zones');
