@@ -42,6 +42,7 @@ test('a credential given neither way names both: the option and its environment 
     [['upload', ...endpoints, '--client-id', 'uploader'], unset, "'--client-secret <secret>' not specified: pass --client-secret or set WAGERLINE_CLIENT_SECRET"],
     [['upload', ...endpoints], { ...unset, WAGERLINE_CLIENT_SECRET: 's' }, "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID"],
     [['token', '--client-id', 'uploader'], unset, "'--client-secret <secret>' not specified: pass --client-secret or set WAGERLINE_CLIENT_SECRET"],
+    [['token', '--client-secret', 's'], unset, "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID"],
     // An empty variable gives nothing: said so, rather than sent as an empty credential.
     [['upload', ...endpoints], { ...unset, WAGERLINE_CLIENT_ID: '', WAGERLINE_CLIENT_SECRET: 's' },
       "'--client-id <id>' not specified: pass --client-id or set WAGERLINE_CLIENT_ID (it is set but empty)"],

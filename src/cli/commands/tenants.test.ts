@@ -130,4 +130,8 @@ test('token: prints a token for the client\'s scopes, or the subset asked for; w
   const fromEnv = await runCli(['token', '--client-id', client.client_id], { ...env, WAGERLINE_CLIENT_SECRET: client.client_secret });
   assert.equal(fromEnv.code, 0, fromEnv.stderr);
   assert.equal(fromEnv.json().token_type, 'Bearer');
+  // Both, as `upload` takes them.
+  const bothFromEnv = await runCli(['token'], { ...env, WAGERLINE_CLIENT_ID: client.client_id, WAGERLINE_CLIENT_SECRET: client.client_secret });
+  assert.equal(bothFromEnv.code, 0, bothFromEnv.stderr);
+  assert.equal(decodeJwt(bothFromEnv.json().access_token).client_id, client.client_id);
 });

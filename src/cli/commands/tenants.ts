@@ -51,7 +51,7 @@ export function registerTenantCommands(program: Command): Command {
     .command('token')
     .description('Issue an access token for a client, as POST /oauth/token would (checked the same way; no HTTP). ' +
       'Prints {"access_token", "token_type", "expires_in", "scope"}')
-    .requiredOption('--client-id <id>', 'the client\'s id')
+    .addOption(new Option('--client-id <id>', 'the client\'s id').env('WAGERLINE_CLIENT_ID').makeOptionMandatory())
     .addOption(new Option('--client-secret <secret>', 'the client\'s secret (prefer the environment variable: arguments show in ps)')
       .env('WAGERLINE_CLIENT_SECRET').makeOptionMandatory())
     .option('--scope <scopes>', 'space- or comma-separated subset of the client\'s scopes (default: all of them)')
