@@ -12,6 +12,7 @@ import { buildBet } from './factories/bet-factory.ts';
 import { servicesOnFreshDatabase } from './helpers/app.ts';
 import { cliChecks, cliEnv, startCli } from './helpers/cli.ts';
 import type { TestDatabase } from './helpers/db.ts';
+import { tenantWithZone as legacyTenant } from './helpers/legacy-tenant.ts';
 import { freePort } from './helpers/net.ts';
 import type { Services } from '../src/services.ts';
 import { until } from './wallet-fixtures.ts';
@@ -67,15 +68,8 @@ test('a name PostgreSQL reads as an abbreviation and Intl as another zone is ref
   }
 });
 
-/** A tenant row as an earlier version stored it, past today's check, with an upload client and its token. */
-async function tenantWithZone(name: string, zone: string): Promise<{ tenantId: string; token: string }> {
-  const { rows } = await db.pool.query<{ tenant_id: string }>(
-    "INSERT INTO tenants (name, currency, timezone) VALUES ($1, 'AUD', $2) RETURNING tenant_id", [name, zone]);
-  const tenantId = rows[0]!.tenant_id;
-  const client = await ok(['client', 'create', '--tenant', tenantId, '--scopes', 'upload', '--agencies', 'TAB']);
-  const { access_token } = await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret]);
-  return { tenantId, token: access_token };
-}
+/** tenantWithZone of this file's database and CLI. */
+const tenantWithZone = (name: string, zone: string) => legacyTenant(db, ok, name, zone);
 
 async function upload(url: string, token: string): Promise<{ status: number; body: any }> {
   const batch = { meeting_id: 1001, race_number: 1, bets: [buildBet({ id: 'C-1' })] };

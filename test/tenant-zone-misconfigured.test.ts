@@ -7,6 +7,7 @@ import { after, before, test } from 'node:test';
 import { buildBet } from './factories/bet-factory.ts';
 import { cliChecks, cliEnv, startCli } from './helpers/cli.ts';
 import { freshDatabase, type TestDatabase } from './helpers/db.ts';
+import { tenantWithZone as legacyTenant } from './helpers/legacy-tenant.ts';
 import { freePort } from './helpers/net.ts';
 import { until } from './wallet-fixtures.ts';
 
@@ -27,15 +28,8 @@ async function postgresKnows(zone: string): Promise<boolean> {
   return rows[0]!.known;
 }
 
-/** A tenant row as an earlier version stored it, past today's check, with an upload client and its token. */
-async function tenantWithZone(name: string, zone: string): Promise<{ tenantId: string; token: string }> {
-  const { rows } = await db.pool.query<{ tenant_id: string }>(
-    "INSERT INTO tenants (name, currency, timezone) VALUES ($1, 'AUD', $2) RETURNING tenant_id", [name, zone]);
-  const tenantId = rows[0]!.tenant_id;
-  const client = await ok(['client', 'create', '--tenant', tenantId, '--scopes', 'upload', '--agencies', 'TAB']);
-  const { access_token } = await ok(['token', '--client-id', client.client_id, '--client-secret', client.client_secret]);
-  return { tenantId, token: access_token };
-}
+/** tenantWithZone of this file's database and CLI. */
+const tenantWithZone = (name: string, zone: string) => legacyTenant(db, ok, name, zone);
 
 const batch = JSON.stringify({ meeting_id: 1001, race_number: 1, bets: [buildBet({ id: 'Z-1' }), buildBet({ id: 'Z-2', runner_number: 7 })] });
 
