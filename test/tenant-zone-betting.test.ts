@@ -44,8 +44,8 @@ async function bettingTenant(zone: string): Promise<string> {
 
 const PLACE = 'mutation ($input: PlaceBetInput!) { placeBet(input: $input) { id status } }';
 
-async function placeWin(tenantId: string): Promise<{ data: any; errors?: Array<{ message: string; extensions: { code: string } }> }> {
-  const userId = randomUUID();
+async function placeWin(tenantId: string, { userId = randomUUID(), key = randomUUID() } = {}):
+  Promise<{ data: any; errors?: Array<{ message: string; extensions: { code: string } }> }> {
   const res = await ctx.app.inject({
     method: 'POST', url: '/graphql',
     headers: {
@@ -53,7 +53,7 @@ async function placeWin(tenantId: string): Promise<{ data: any; errors?: Array<{
       'x-host-state-user': JSON.stringify({ userId, brandName: 'Zone Bet', brandUserId: 'u1', data: '{}' }),
     },
     payload: JSON.stringify({ query: PLACE, variables: { input: {
-      idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1]], price: 3 }],
+      idempotencyKey: key, type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1]], price: 3 }],
     } } }),
   });
   assert.equal(res.statusCode, 200, res.body);
@@ -83,4 +83,18 @@ test('placeBet for a tenant whose zone the database does not know: TENANT_MISCON
   await ctx.tenants.setTimeZone(misconfigured, 'America/Regina');
   await until('a bet of the fixed tenant taken', async () => (await placeWin(misconfigured)).data?.placeBet.status === 'ACCEPTED', 8000);
   assert.equal(await rowsOf('bets', misconfigured), 1, 'the refusals before stored nothing');
+});
+
+test('a bet taken before the zone went bad is still answered to its replay; a new bet is refused', async () => {
+  const tenantId = await bettingTenant('Australia/Sydney');
+  const placer = { userId: randomUUID(), key: randomUUID() };
+  const taken = (await placeWin(tenantId, placer)).data?.placeBet;
+  assert.equal(taken?.status, 'ACCEPTED');
+  // The zone lost afterwards (tzdata dropped the name, or a row written by hand).
+  await ctx.db.pool.query('UPDATE tenants SET timezone = $2 WHERE tenant_id = $1', [tenantId, RETIRED]);
+  await ctx.services.users.setAuth(tenantId, { mode: 'custom' }); // this process reads the tenant again at once
+  assert.equal((await placeWin(tenantId)).errors?.[0]?.extensions.code, 'TENANT_MISCONFIGURED', 'a new bet is refused');
+  // The client that never got its answer asks again with the same key: the bet it placed, not a refusal.
+  assert.deepEqual((await placeWin(tenantId, placer)).data?.placeBet, taken);
+  assert.equal(await rowsOf('bets', tenantId), 1);
 });

@@ -153,10 +153,15 @@ export function createBettingService(deps: BettingDeps) {
   }
 
   async function placeBet(user: BettingUser, input: PlaceBetInput, channel: Channel = {}): Promise<BetView> {
-    // The take stores the bet's racing day and deadline in the tenant's zone: refused before the
-    // wallet holds a stake it would have to return (tenants/time-zones.ts).
-    if (!user.tenantTimezoneUsable) throw tenantCannotTakeBets();
     const { kind, stakeCents } = checkInput(input);
+    // The take stores the bet's racing day and deadline in the tenant's zone: a new bet is refused
+    // before the wallet holds a stake it would have to return (tenants/time-zones.ts); a bet taken
+    // before is still answered to its replay, as it stands.
+    if (!user.tenantTimezoneUsable) {
+      const replayed = await replay(user, input, requestHash(input));
+      if (replayed) return replayed;
+      throw tenantCannotTakeBets();
+    }
     let priced;
     try {
       priced = await priceBet(firstReads, input, kind, stakeCents);
