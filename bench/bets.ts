@@ -37,6 +37,7 @@ const PLACEMENTS = Number(process.env.BENCH_PLACEMENTS ?? 2000);
 const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 /** serve processes on the one database, each loop of the load generator bound to one of them (docs/operations.md: one per core). */
 const SERVES = Number(process.env.BENCH_SERVES ?? 1);
+if (!Number.isInteger(SERVES) || SERVES < 1) throw new Error(`BENCH_SERVES must be a whole number of at least 1, got "${process.env.BENCH_SERVES}"`);
 const USERS = 100;
 const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
 const MEETING = 990001;
