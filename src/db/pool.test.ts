@@ -143,19 +143,3 @@ test('the server stops a statement the client gave up on, SERVER_STATEMENT_GRACE
     await pool.end();
   }
 });
-
-test('the server-side bound never lengthens a shorter statement_timeout the database sets (a role, the database, the URL)', async () => {
-  const name = (await db.pool.query<{ d: string }>('SELECT current_database() AS d')).rows[0]!.d;
-  await db.pool.query(`ALTER DATABASE "${name}" SET statement_timeout = '200ms'`);
-  const shorter = createPool(db.url, 1, { queryTimeoutMs: 300 });
-  const longer = createPool(db.url, 1, { queryTimeoutMs: 60_000 });
-  try {
-    assert.equal((await shorter.query('SHOW statement_timeout')).rows[0].statement_timeout, '200ms', 'the database\'s own kept');
-    await db.pool.query(`ALTER DATABASE "${name}" SET statement_timeout = '90s'`);
-    assert.equal((await longer.query('SHOW statement_timeout')).rows[0].statement_timeout, '61s', 'a longer one lowered to ours');
-  } finally {
-    await db.pool.query(`ALTER DATABASE "${name}" RESET statement_timeout`);
-    await shorter.end();
-    await longer.end();
-  }
-});

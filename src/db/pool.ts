@@ -128,19 +128,10 @@ export async function connectClient(client: pg.Client, connectTimeoutMs: number)
  */
 export const SERVER_STATEMENT_GRACE_MS = 1000;
 
-/** pg's query_timeout: the client's wait (the server's bound is set by lowerStatementTimeout). */
+/** pg's query_timeout (the client's wait) and the server's statement_timeout just above it. */
 function statementBounds(queryTimeoutMs: number): pg.ClientConfig {
-  return { query_timeout: queryTimeoutMs };
+  return { query_timeout: queryTimeoutMs, statement_timeout: queryTimeoutMs + SERVER_STATEMENT_GRACE_MS };
 }
-
-/**
- * Sets the session's statement_timeout to `ms` unless the database's own is shorter (a role's or
- * database's setting, or one in DATABASE_URL's options): never lengthened. A SET on each new
- * connection rather than a startup parameter, which would override those settings and which
- * PgBouncer refuses unless told to ignore it.
- */
-const LOWER_STATEMENT_TIMEOUT = `SELECT set_config('statement_timeout', $1, false) FROM pg_settings
-  WHERE name = 'statement_timeout' AND (setting::bigint = 0 OR setting::bigint > $2::bigint)`;
 
 interface Bounds {
   connectTimeoutMs: number;
@@ -197,8 +188,8 @@ export interface PoolOptions {
   /**
    * Bound on waiting for the answer to one statement (WAGERLINE_DB_QUERY_TIMEOUT_MS; none when
    * unset or 0). Past it the statement fails with DatabaseUnavailable and its connection is
-   * dropped; the server stops it SERVER_STATEMENT_GRACE_MS later (statement_timeout, unless the
-   * database's own is shorter), so it must exceed every statement's own bound.
+   * dropped; the server stops it SERVER_STATEMENT_GRACE_MS later (statement_timeout), so it must
+   * exceed every statement's own bound.
    */
   queryTimeoutMs?: number;
 }
@@ -211,10 +202,6 @@ export function createPool(connectionString: string, max = 10, options: PoolOpti
   });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
-  const serverBound = (options.queryTimeoutMs ?? 0) > 0 ? options.queryTimeoutMs! + SERVER_STATEMENT_GRACE_MS : 0;
-  // Queued on the new connection before it is handed out, so it runs before the caller's queries;
-  // should it fail, the caller's first query on that connection fails the same way.
-  if (serverBound) pool.on('connect', (client) => void client.query(LOWER_STATEMENT_TIMEOUT, [String(serverBound), serverBound]).catch(() => undefined));
   return pool;
 }
 
