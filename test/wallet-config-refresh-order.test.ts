@@ -7,23 +7,20 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Pool, Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
-import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
-import { CLIENT, reserveAndConfirm, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { reserveAndConfirm, until, movingWalletFixture, type MovingFixture, type WalletFixture } from './wallet-fixtures.ts';
 
+let m: MovingFixture;
 let f: WalletFixture;
 let moved: WalletSandbox;
 before(async () => {
-  f = await walletFixture();
-  moved = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  m = await movingWalletFixture();
+  ({ f, moved } = m);
 });
-after(async () => {
-  await moved.close();
-  await f.close();
-});
+after(() => m.close());
 
-const pointAt = (url: string) => f.wallet.setWallet({ tenantId: f.tenantId, url, auth: 'client_credentials', ...CLIENT, concurrency: 20 });
+const pointAt = (url: string) => m.pointAt(url);
 const opsAt = (wallet: WalletSandbox, betId: string) =>
   wallet.requests().filter((r) => (r.body as Record<string, unknown> | undefined)?.betId === betId).map((r) => r.op);
 

@@ -136,3 +136,25 @@ export async function until(what: string, check: () => Promise<boolean> | boolea
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A wallet fixture with a second sandbox wallet to move its tenant to: the tests of set-wallet's moves. */
+export interface MovingFixture {
+  f: WalletFixture;
+  moved: WalletSandbox;
+  /** set-wallet of the fixture's tenant to `url` (as the tests of a move configure it). */
+  pointAt(url: string): ReturnType<WalletFixture['wallet']['setWallet']>;
+  close(): Promise<void>;
+}
+
+export async function movingWalletFixture(): Promise<MovingFixture> {
+  const f = await walletFixture();
+  const moved = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  return {
+    f, moved,
+    pointAt: (url) => f.wallet.setWallet({ tenantId: f.tenantId, url, auth: 'client_credentials', ...CLIENT, concurrency: 20 }),
+    close: async () => {
+      await moved.close();
+      await f.close();
+    },
+  };
+}

@@ -8,25 +8,22 @@ import { randomUUID } from 'node:crypto';
 import { after, before, beforeEach, test } from 'node:test';
 import type { Tx } from '../src/db/pool.ts';
 import type { EnqueuedCall, WalletCallInput } from '../src/modules/wallet/outbox/enqueue.ts';
-import { startWalletSandbox } from '../src/tools/wallet-sandbox/index.ts';
 import type { WalletSandbox } from '../src/tools/wallet-sandbox/types.ts';
 import { testServices } from './helpers/app.ts';
-import { CLIENT, credit, reserveAndConfirm, takenBet, until, walletFixture, type WalletFixture } from './wallet-fixtures.ts';
+import { credit, reserveAndConfirm, takenBet, until, movingWalletFixture, type MovingFixture, type WalletFixture } from './wallet-fixtures.ts';
 
 const MIN = 60_000;
+let m: MovingFixture;
 let f: WalletFixture;
 let moved: WalletSandbox;
 before(async () => {
-  f = await walletFixture();
-  moved = await startWalletSandbox({ auth: { kind: 'client_credentials', ...CLIENT } });
+  m = await movingWalletFixture();
+  ({ f, moved } = m);
 });
-after(async () => {
-  await moved.close();
-  await f.close();
-});
+after(() => m.close());
 beforeEach(() => pointAt(f.sandbox.url));
 
-const pointAt = (url: string) => f.wallet.setWallet({ tenantId: f.tenantId, url, auth: 'client_credentials', ...CLIENT, concurrency: 20 });
+const pointAt = (url: string) => m.pointAt(url);
 const sentTo = (wallet: WalletSandbox, key: 'transactionId' | 'betId', id: string) =>
   wallet.requests().filter((r) => (r.body as Record<string, unknown> | undefined)?.[key] === id);
 

@@ -110,9 +110,11 @@ export function zoneProblem(reading: q.ZoneReading, instants: Date[]): string | 
   return undefined;
 }
 
+const notIana = (zone: string) => `timezone "${zone}" is not an IANA time zone name`;
+
 /** Why `zone` cannot be a tenant's time zone (tenant create), or undefined: one statement. */
 export async function timeZoneProblem(db: Queryable, zone: string): Promise<string | undefined> {
-  if (!isTimeZone(zone)) return `timezone "${zone}" is not an IANA time zone name`;
+  if (!isTimeZone(zone)) return notIana(zone);
   const instants = comparisonInstants();
   const [reading] = await q.zoneReadings(db, [zone], instants);
   return zoneProblem(reading!, instants);
@@ -127,7 +129,7 @@ export async function zoneChange(db: Queryable, current: string, next: string): 
   const instants = comparisonInstants();
   const readings = await q.zoneReadings(db, [current, next], instants);
   const of = (zone: string) => readings.find((r) => r.zone === zone)!;
-  const problem = isTimeZone(next) ? zoneProblem(of(next), instants) : `timezone "${next}" is not an IANA time zone name`;
+  const problem = isTimeZone(next) ? zoneProblem(of(next), instants) : notIana(next);
   return { ...(problem && { problem }), replaceable: zoneFault(of(current), instants) !== undefined };
 }
 
