@@ -17,7 +17,11 @@
 // over them as a load balancer would (CPU and /metrics summed over them).
 // BENCH_LATENCIES and BENCH_CONCURRENCY (comma-separated) run some of the rows; BENCH_PLACEMENTS
 // sets the run's size; BENCH_WARMUP placements (default 0) go first, unmeasured, so that a row
-// can show the steady state of a process V8 has finished compiling. Last line: one JSON object.
+// can show the steady state of a process V8 has finished compiling. BENCH_REFUSED splits a
+// placement's cost: the measured requests (not the warm-up) are refused, `stake` at the input
+// check (a third decimal: nothing read or written — what HTTP, GraphQL and the user's token cost),
+// `runner` after the race's first read (a runner the race does not have); each must be answered
+// with that error. Last line: one JSON object.
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -38,6 +42,10 @@ const WARMUP = Number(process.env.BENCH_WARMUP ?? 0);
 /** serve processes on the one database, each loop of the load generator bound to one of them (docs/operations.md: one per core). */
 const SERVES = Number(process.env.BENCH_SERVES ?? 1);
 if (!Number.isInteger(SERVES) || SERVES < 1) throw new Error(`BENCH_SERVES must be a whole number of at least 1, got "${process.env.BENCH_SERVES}"`);
+/** The error each measured request must get instead of a bet (BENCH_REFUSED), or none. */
+const REFUSALS = { stake: 'INVALID_STAKE', runner: 'RUNNER_NOT_FOUND' } as const;
+const REFUSED = process.env.BENCH_REFUSED as keyof typeof REFUSALS | undefined;
+if (REFUSED !== undefined && !(REFUSED in REFUSALS)) throw new Error(`BENCH_REFUSED must be stake or runner, got "${REFUSED}"`);
 const USERS = 100;
 const CLIENT = { id: 'bench', secret: 'bench-secret-123' };
 const MEETING = 990001;
@@ -106,21 +114,23 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   const serves = await Promise.all(Array.from({ length: SERVES }, async () => startServe({ ...env, PORT: String(await freePort()), LOG_LEVEL: 'warn' })));
   const pools = serves.map((s) => new HttpPool(s.url, { connections: Math.max(Math.ceil(concurrency / SERVES), 1), pipelining: 1 }));
   const latencies: number[] = [];
-  const body = (key: string, i: number) => JSON.stringify({ query: PLACE, variables: { input: {
-    idempotencyKey: key, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[1 + (i % 12)]], price: 3 + (i % 12) }], stake: 1,
+  const body = (key: string, i: number, refused: typeof REFUSED) => JSON.stringify({ query: PLACE, variables: { input: {
+    idempotencyKey: key, type: 'WIN', legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[refused === 'runner' ? 99 : 1 + (i % 12)]], price: 3 + (i % 12) }],
+    stake: refused === 'stake' ? 1.001 : 1,
   } } });
   /** Places `count` bets from `concurrency` loops; each answer's latency goes to `into`. */
-  const place = async (prefix: string, count: number, into: number[]) => {
+  const place = async (prefix: string, count: number, into: number[], refused?: typeof REFUSED) => {
+    const expected = refused ? `"code":"${REFUSALS[refused]}"` : '"ACCEPTED"';
     let next = 0;
     await Promise.all(Array.from({ length: concurrency }, async (_, loop) => {
       const http = pools[loop % pools.length]!;
       while (next < count) {
         const i = next++;
         const s = performance.now();
-        const res = await http.request({ method: 'POST', path: '/graphql', body: body(`${prefix}-${i}`, i),
+        const res = await http.request({ method: 'POST', path: '/graphql', body: body(`${prefix}-${i}`, i, refused),
           headers: { 'content-type': 'application/json', 'x-tenant-id': tenant, authorization: `Bearer ${tokens[i % tokens.length]}` } });
         const text = await res.body.text();
-        if (!text.includes('"ACCEPTED"')) throw new Error(`placement ${prefix}-${i}: ${text}`);
+        if (!text.includes(expected)) throw new Error(`placement ${prefix}-${i}: ${text}`);
         into.push(performance.now() - s);
       }
     }));
@@ -131,7 +141,7 @@ async function run(env: Record<string, string>, latencyMs: number, concurrency: 
   const { backends, background } = postgresPids(db);
   const run = await runCpu({ serve: () => serves.map((s) => s.child.pid!), sandbox: () => [sandbox.child.pid!], postgres: backends, postgres_bg: background });
   const t0 = performance.now();
-  await place('bench', PLACEMENTS, latencies);
+  await place('bench', PLACEMENTS, latencies, REFUSED);
   const seconds = (performance.now() - t0) / 1000;
   await confirmsDelivered(db, tenant);
   const delivered = (performance.now() - t0) / 1000;
@@ -165,7 +175,7 @@ async function main(): Promise<void> {
       for (const concurrency of numbersFromEnv('BENCH_CONCURRENCY', [1, 16])) {
         const r = await run(env, latency, concurrency, tokens, db);
         const c = r.cpu_ms_per_placement;
-        process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} placements/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, `
+        process.stderr.write(`latency ${latency} ms, concurrency ${concurrency}: ${r.placements_per_s} ${REFUSED ? `requests refused (${REFUSED})` : 'placements'}/s, p50 ${r.p50_ms} ms, p99 ${r.p99_ms} ms, `
           + `confirms delivered after ${r.delivered_after_s} s (${r.confirmed_per_s} confirmed/s); CPU ms/placement: serve ${c.serve}, sandbox ${c.sandbox}, PostgreSQL ${c.postgres} `
           + `(background ${c.postgres_bg}), load generator ${c.load_generator}, total ${c.total}; cores ${Math.round(r.cores_busy * 100)}% busy; `
           + `${Math.round(r.taken_together * 100)}% of the bets taken together with others\n`);
@@ -178,7 +188,7 @@ async function main(): Promise<void> {
     await scratch.drop();
     rmSync(dir, { recursive: true, force: true });
   }
-  process.stdout.write(`${JSON.stringify({ bench: 'bets', placements_per_run: PLACEMENTS, runs: results })}\n`);
+  process.stdout.write(`${JSON.stringify({ bench: 'bets', placements_per_run: PLACEMENTS, refused: REFUSED ?? null, runs: results })}\n`);
 }
 
 await main();
