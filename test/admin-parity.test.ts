@@ -73,10 +73,10 @@ const clientCount = async () => Number((await ctx.db.pool.query('SELECT count(*)
 test('client create: a name over 200 characters is refused by the CLI as by the API, and no client is stored', async () => {
   const before = await clientCount();
   const long = 'n'.repeat(201);
-  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--name', long], env);
+  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--agencies', 'TAB', '--name', long], env);
   assert.notEqual(cli.code, 0, 'the CLI stored a client name the API refuses');
   assert.match(cli.stderr.split('\n')[0]!, /name must be at most 200 characters/);
-  const api = await send('POST', `${T()}/clients`, JSON.stringify({ scopes: ['upload'], name: long }));
+  const api = await send('POST', `${T()}/clients`, JSON.stringify({ scopes: ['upload'], agencies: ['TAB'], name: long }));
   assert.equal(api.statusCode, 400);
   assert.equal(await clientCount(), before);
 });
@@ -101,7 +101,7 @@ test('names are counted in characters, as the API\'s schema counts them: 150 emo
   const tenant = await send('POST', '/admin/tenants', JSON.stringify({ name }), platform.auth);
   assert.equal(tenant.statusCode, 200, tenant.body);
   assert.equal(tenant.json().name, name);
-  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--name', name], env);
+  const cli = await runCli(['client', 'create', '--tenant', admin.tenant.tenant_id, '--scopes', 'upload', '--agencies', 'TAB', '--name', name], env);
   assert.equal(cli.code, 0, cli.stderr);
   assert.equal(cli.json().name, name);
 });

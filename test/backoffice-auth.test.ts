@@ -30,7 +30,7 @@ function refused(res: { statusCode: number; json(): unknown }, http: number, cod
 }
 
 test('no x-api-key, or one naming no back-office client: 401 UNAUTHENTICATED before anything runs', async () => {
-  const other = await ctx.tenants.createClient({ tenantId: client.tenantId, scopes: ['upload'] });
+  const other = await ctx.tenants.createClient({ tenantId: client.tenantId, scopes: ['upload'], agencies: ['TAB'] });
   const revoked = await backofficeClient(ctx, { tenantId: client.tenantId });
   await ctx.tenants.revokeClient(revoked.clientId);
   const cases: Array<[Record<string, string>, string]> = [

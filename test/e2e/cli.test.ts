@@ -92,7 +92,7 @@ test('--help works on every command', async () => {
 
 test('serve: answers tokens for a CLI-created client, logs no secrets, stops on SIGTERM', async () => {
   const tenant = await ok(['tenant', 'create', '--name', 'Served']);
-  const client = await ok(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload']);
+  const client = await ok(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload', '--agencies', 'TAB']);
   const server = await startCli(['serve'], { ...env, PORT: '0' });
   try {
     assert.match(server.first.url, /^http:\/\/127\.0\.0\.1:\d+$/);

@@ -22,7 +22,7 @@ before(async () => {
     return res.json();
   };
   const tenant = await cli(['tenant', 'create', '--name', 'Trickle Bet']);
-  const client = await cli(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload']);
+  const client = await cli(['client', 'create', '--tenant', tenant.tenant_id, '--scopes', 'upload', '--agencies', 'TAB']);
   token = (await cli(['token', '--client-id', client.client_id, '--client-secret', client.client_secret])).access_token;
 });
 

@@ -74,8 +74,8 @@ export function registerTenantCommands(program: Command): Command {
     .description('Create a client of a tenant. Prints its client_id and client_secret (shown only this once)')
     .requiredOption('--tenant <tenant_id>', 'tenant the client belongs to (UUID)', uuid)
     .requiredOption('--scopes <list>', 'comma-separated: upload, report, backoffice, catalog, admin, platform (docs/auth.md)', list)
-    .option('--agencies <list>', 'for upload clients: the source codes it may upload for, comma-separated (with one, a bet\'s source ' +
-      'defaults to it; without any, every bet it uploads is refused)', list)
+    .option('--agencies <list>', 'for upload clients, and required with the upload scope: the source codes it may upload for, ' +
+      'comma-separated (with one, a bet\'s source defaults to it)', list)
     .option('--jurisdictions <list>', 'for report clients: jurisdictions it may see, comma-separated (a racing authority, a regulator)', list)
     .option('--venues <list>', 'for report clients: tracks whose meetings it may see, comma-separated, each JURISDICTION:Venue[:CODE] as the catalogue has them (VIC:Flemington, VIC:Bendigo:H; a track owner)', list)
     .option('--name <text>', 'a label for the client (at most 200 characters)')

@@ -146,6 +146,22 @@ test('powers beyond a tenant: only a platform token gives them or replaces their
   assert.equal((await call('GET', T)).json().clients.length, listed, 'nothing created');
 });
 
+test('an upload client names its agencies: without any it is refused, since every bet it sent would be', async () => {
+  const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
+  const listed = (await call('GET', T)).json().clients.length;
+  for (const body of [{ scopes: ['upload'] }, { scopes: ['upload', 'report'], agencies: [] }, { scopes: ['upload'], agencies: [' '] }]) {
+    const res = await call('POST', T, body);
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.json().detail, /agencies must name at least one source code for an upload client/);
+  }
+  assert.equal((await call('GET', T)).json().clients.length, listed, 'nothing created');
+  const uploader = await call('POST', T, { scopes: ['upload'], agencies: ['tab'] });
+  assert.equal(uploader.statusCode, 200, uploader.body);
+  assert.deepEqual(uploader.json().agencies, ['TAB']);
+  const reader = await call('POST', T, { scopes: ['report'] });
+  assert.equal(reader.statusCode, 200, 'a client without the upload scope needs no agency');
+});
+
 test('a back-office client granted other tenants: its secret is the platform\'s to replace', async () => {
   const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
   const group = (await call('POST', T, { scopes: ['backoffice'] }, admin.auth)).json();

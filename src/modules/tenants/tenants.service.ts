@@ -221,6 +221,12 @@ export function createTenantService({ db }: { db: Pool }) {
       if ((reach.jurisdictions.length || reach.venues.length) && !scopes.includes('report')) {
         throw bad(`jurisdictions and venues are for report clients: add "report" to the scopes (${scopes.join(', ')}), or leave them out`);
       }
+      const agencyCodes = agencies(input.agencies ?? []);
+      // Every upload names its bets' source, and a client may upload only for its agencies: without
+      // one, each batch it sent would be refused.
+      if (scopes.includes('upload') && !agencyCodes.length) {
+        throw bad('agencies must name at least one source code for an upload client (the codes it may upload bets for, e.g. TAB)');
+      }
       const secret = generateSecret();
       const row = await q.insertClient(db, {
         tenant_id: input.tenantId,
@@ -228,7 +234,7 @@ export function createTenantService({ db }: { db: Pool }) {
         name,
         secret_hash: await hashSecret(secret),
         scopes,
-        agencies: agencies(input.agencies ?? []),
+        agencies: agencyCodes,
         jurisdictions: reach.jurisdictions,
         venues: reach.venues,
       });
