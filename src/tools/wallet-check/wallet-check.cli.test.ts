@@ -37,6 +37,10 @@ test('wallet-sandbox --memory prints its URL and generated credentials; wallet-c
   const run = await runCli([...args, '--report', htmlFile], {});
   assert.equal(run.code, 0, run.stderr);
   const out = run.json();
+  assert.deepEqual(Object.keys(out).sort(), ['amount_unit', 'checks', 'effects', 'failed', 'passed', 'report', 'started_at', 'url', 'user_id']);
+  assert.equal(out.amount_unit, 'dollars');
+  assert.match(out.user_id, /^[0-9a-f-]{36}$/);
+  assert.ok(!Number.isNaN(Date.parse(out.started_at)), out.started_at);
   assert.equal(out.failed, 0);
   assert.equal(out.passed, out.checks.length);
   assert.ok(out.checks.every((c: { name: string; ok: boolean; detail: string; ms: number }) => c.ok && typeof c.ms === 'number' && c.detail));
