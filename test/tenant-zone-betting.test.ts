@@ -1,9 +1,8 @@
 // A tenant whose stored time zone PostgreSQL does not know (stored before creation checked it):
-// the take stores each bet's upload deadline through a function that converts in that zone, and
-// whether that statement fails depends on how PostgreSQL planned it (a custom plan folds the
-// conversion and fails; a generic one may never reach it) — after the wallet reserved the stake.
-// So POST /graphql placeBet refuses such bets before anything is reserved or written, with the
-// stable code TENANT_MISCONFIGURED, and the wallet never hears of them. Another tenant bets as
+// its uploads are refused until the zone is replaced, and so are its users' new bets — POST
+// /graphql placeBet refuses them before anything is reserved or written, with the stable code
+// TENANT_MISCONFIGURED, and the wallet never hears of them (the bets it took before are still
+// settled: tenant-zone-settlement.test.ts). Another tenant bets as
 // before, and once the zone is replaced the tenant's users bet again.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
