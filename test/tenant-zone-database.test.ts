@@ -52,3 +52,18 @@ test('a time zone PostgreSQL does not know is refused at create; a name it knows
     "SELECT ('2026-01-01T13:30:00Z'::timestamptz AT TIME ZONE timezone)::date::text AS day FROM tenants WHERE tenant_id = $1", [sydney.tenant_id]);
   assert.deepEqual(rows, [{ day: '2026-01-02' }]);
 });
+
+test('serve\'s start-up reading calls refused exactly the zones the database refuses: a POSIX rule it converts is compared, not refused', async () => {
+  const stored = async (zone: string) => (await db.pool.query<{ tenant_id: string }>(
+    "INSERT INTO tenants (name, currency, timezone) VALUES ($1, 'AUD', $1) RETURNING tenant_id", [zone])).rows[0]!.tenant_id;
+  const retired = await stored('Canada/East-Saskatchewan');
+  const posix = await stored('SystemV/AST4');
+  const abbreviation = await stored('CET');
+  const usable = async (zone: string) => (await db.pool.query<{ ok: boolean }>('SELECT time_zone_usable($1) AS ok', [zone])).rows[0]!.ok;
+  assert.deepEqual([await usable('Canada/East-Saskatchewan'), await usable('SystemV/AST4')], [false, true], 'the names this test needs');
+  const { unknown, misread } = await services.tenants.tenantsWithFaultyZones();
+  const ids = (list: Array<{ tenant_id: string }>) => list.map((t) => t.tenant_id).filter((id) => [retired, posix, abbreviation].includes(id));
+  assert.deepEqual(ids(unknown), [retired], 'refused: the one whose uploads and bets the database refuses');
+  // UTC−4 all year to both (Node reads SystemV/AST4 so too): nothing to warn of. CET keeps summer time in Node only.
+  assert.deepEqual(ids(misread), [abbreviation]);
+});

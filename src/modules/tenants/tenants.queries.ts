@@ -31,7 +31,7 @@ export interface ZoneReading {
   known: boolean;
   /** A time zone abbreviation (pg_timezone_abbrevs), which AT TIME ZONE reads first: a fixed offset. */
   abbreviation: boolean;
-  /** Its UTC offset in minutes at each instant as AT TIME ZONE reads it; null when it reads neither. */
+  /** Its UTC offset in minutes at each instant as AT TIME ZONE reads it; null when it refuses the name (time_zone_usable). */
   offsets: number[] | null;
 }
 
@@ -39,7 +39,8 @@ export interface ZoneReading {
  * How PostgreSQL reads each zone name: known as a zone, an abbreviation, and its offsets at
  * `instants`. One statement: pg_timezone_names reads every zone file (some 25 ms), so it is read
  * once and hashed, whatever the number of names. The CASE keeps AT TIME ZONE from names it would
- * refuse (22023) or read as a POSIX rule ("SystemV/AST4").
+ * refuse (22023), by the test uploads and bets pass (time_zone_usable): a name it reads as a POSIX
+ * rule ("SystemV/AST4") is neither known nor an abbreviation, yet converted — and compared.
  */
 export async function zoneReadings(db: Queryable, zones: string[], instants: Date[]): Promise<ZoneReading[]> {
   const { rows } = await db.query<ZoneReading>(
@@ -49,7 +50,7 @@ export async function zoneReadings(db: Queryable, zones: string[], instants: Dat
                               lower(z.zone) IN (SELECT name FROM abbrevs) AS abbreviation
                          FROM unnest($1::text[]) AS z(zone))
      SELECT r.zone, r.known, r.abbreviation,
-            CASE WHEN r.known OR r.abbreviation THEN ARRAY(
+            CASE WHEN time_zone_usable(r.zone) THEN ARRAY(
               SELECT round(extract(epoch FROM (i.at AT TIME ZONE r.zone) - (i.at AT TIME ZONE 'UTC')) / 60)::int
                 FROM unnest($2::timestamptz[]) WITH ORDINALITY AS i(at, n) ORDER BY i.n) END AS offsets
        FROM readings r`, [zones, instants]);

@@ -95,7 +95,8 @@ function regionCity(zone: string): string {
 export function zoneProblem(reading: q.ZoneReading, instants: Date[]): string | undefined {
   const { zone } = reading;
   const fault = zoneFault(reading, instants);
-  if (fault === 'unknown') {
+  // Neither a zone of its database nor an abbreviation, yet converted: a POSIX rule ("SystemV/AST4"), not a zone.
+  if (fault === 'unknown' || (!reading.known && !reading.abbreviation)) {
     return `timezone "${zone}" is not a time zone the database knows (a name retired from the IANA database?); use ${useInstead(zone)}`;
   }
   const when = fault && `on ${fault.at.toISOString().slice(0, 10)}`;
