@@ -61,7 +61,7 @@ test('the command list says what every command prints, how it exits, and which c
 
 test('what a newcomer would otherwise learn from an error: an upload client needs an agency, race price a price, wallet-check credentials', () => {
   const flat = (...path: string[]) => helpOf(...path).replace(/\s+/g, ' ');
-  assert.match(flat('client', 'create'), /--agencies <list> for upload clients:.*?without any, every bet it uploads is refused/);
+  assert.match(flat('client', 'create'), /--agencies <list> for upload clients, and required with the upload scope: the source codes/);
   assert.match(flat('race', 'price'), /--win, --place or both/);
   assert.match(flat('wallet-check'), /--client-id <id> client id \(required with --auth client_credentials, the default\)/);
   assert.match(flat('wallet-check'), /--user <uuid> [^-]*\(default: a fresh UUID\)/);

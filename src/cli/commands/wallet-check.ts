@@ -72,7 +72,7 @@ async function run(opts: Opts): Promise<void> {
     writeFileSync(opts.report, format === 'html' ? html(report) : markdown(report));
   }
   const { userId, amountUnit, startedAt, ...rest } = report;
-  // Printed in snake_case, as every command prints; the wallet's own fields (userId…) are not ours.
+  // Printed in snake_case, as every command prints.
   emit({ ...rest, user_id: userId, amount_unit: amountUnit, started_at: startedAt, ...(opts.report ? { report: opts.report } : {}) });
   process.exitCode = report.failed ? 1 : 0;
 }
