@@ -44,12 +44,14 @@ function useInstead(zone: string): string {
 }
 
 /**
- * The instants both readings of a zone are compared at: mid-January and mid-July of the year, so
- * that summer time in either hemisphere shows.
+ * The instants both readings of a zone are compared at: noon UTC every seven days of the year, so
+ * that any difference lasting a week shows — summer time in either hemisphere, and rules that
+ * differ only at its edges (a POSIX rule such as SystemV/EST5EDT keeps today's US dates in the
+ * database and the pre-2007 ones in Node.js: four weeks in spring, one in autumn).
  */
 export function comparisonInstants(now = new Date()): Date[] {
-  const year = now.getUTCFullYear();
-  return [new Date(Date.UTC(year, 0, 15, 12)), new Date(Date.UTC(year, 6, 15, 12))];
+  const start = Date.UTC(now.getUTCFullYear(), 0, 1, 12);
+  return Array.from({ length: 53 }, (_, week) => new Date(start + week * 7 * 86_400_000));
 }
 
 /** A zone the database and Intl read differently: the first instant they disagree at, and both offsets (minutes). */
