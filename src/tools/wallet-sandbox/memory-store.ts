@@ -2,7 +2,7 @@
 // so on Node's single thread concurrent duplicates of one transactionId cannot interleave; the
 // `race` break mode inserts an await there on purpose.
 import { applyToBet, applyToUser, decide, isEffect, successAnswer, type BetState, type UserState } from './ledger.ts';
-import { mismatchAnswer, record, view, type Opening, type RunFlags, type Store, type StoredTransaction } from './store.ts';
+import { mismatchAnswer, raceWindow, record, view, type Opening, type RunFlags, type Store, type StoredTransaction } from './store.ts';
 import type { Answer } from './codes.ts';
 import type { TxRequest } from './validate.ts';
 
@@ -45,9 +45,7 @@ export function createMemoryStore(opening: Opening): Store {
     async execute(req, fp, flags, now) {
       const stored = transactions.get(req.transactionId);
       if (stored) return replay(stored, fp, flags);
-      if (flags.racy) {
-        await new Promise((resolve) => setTimeout(resolve, 5));
-      }
+      if (flags.racy) await raceWindow();
       return apply(req, fp, flags, now);
     },
     async balances(userId) {

@@ -5,7 +5,7 @@
 import type pg from 'pg';
 import { withTransaction } from '../../db/pool.ts';
 import { applyToBet, applyToUser, decide, isEffect, successAnswer, type BetState, type Effect, type UserState } from './ledger.ts';
-import { mismatchAnswer, record, view, type Opening, type RunFlags, type Store, type StoredTransaction } from './store.ts';
+import { mismatchAnswer, raceWindow, record, view, type Opening, type RunFlags, type Store, type StoredTransaction } from './store.ts';
 import type { Answer } from './codes.ts';
 import type { TxRequest } from './validate.ts';
 
@@ -128,6 +128,7 @@ export function createPgStore(pool: pg.Pool, schemaName: string, opening: Openin
     if (!flags.racy) await tx.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`wallet-sandbox:${req.transactionId}`]);
     const found = await tx.query(`SELECT * FROM ${s}.transactions WHERE transaction_id = $1`, [req.transactionId]);
     if (found.rows[0]) return replay(tx, toStored(found.rows[0]), fp, flags);
+    if (flags.racy) await raceWindow();
     const before = await lockUser(tx, req.userId);
     const bet = toBet((await tx.query(`SELECT * FROM ${s}.bets WHERE bet_id = $1 FOR UPDATE`, [req.betId])).rows[0]);
     const outcome = decide(req, before, bet, flags);
