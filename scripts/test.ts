@@ -1,7 +1,8 @@
 // The test command (npm test). Prepares one PostgreSQL for the whole run — the server at
 // DATABASE_URL when set, else an embedded one in a temporary directory — migrates a template
-// database once, then runs every *.test.ts file with node's test runner. Each test file clones
-// the template into a fresh database of its own (test/helpers/db.ts), so files run in parallel.
+// database once, compiles the checkout to JavaScript (scripts/compiled-tree.ts), then runs every
+// *.test.ts file's JavaScript with node's test runner. Each test file clones the template into a
+// fresh database of its own (test/helpers/db.ts), so files run in parallel.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
 import os from 'node:os';
@@ -10,6 +11,7 @@ import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
+import { compiledTree } from './compiled-tree.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
@@ -39,11 +41,11 @@ async function main(): Promise<number> {
     .filter((f) => !filters.length || filters.some((needle) => path.relative(root, f).includes(needle)))
     .sort();
   let embedded: EmbeddedDatabase | undefined;
-  let tmp: string | undefined;
+  const tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-test-'));
+  chmodSync(tmp, 0o755);
+  const tree = path.join(tmp, 'tree');
   let adminUrl = process.env.DATABASE_URL;
   if (!adminUrl) {
-    tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-test-'));
-    chmodSync(tmp, 0o755);
     embedded = await startEmbedded(tmp, await freePort());
     adminUrl = embedded.url;
   }
@@ -53,6 +55,8 @@ async function main(): Promise<number> {
   try {
     await withAdmin(adminUrl, (c) => c.query(`CREATE DATABASE ${template}`));
     await migrate(templateUrl.toString());
+    await compiledTree(root, tree);
+    const compiled = files.map((f) => path.join(tree, path.relative(root, f)).replace(/\.ts$/, '.js'));
     // Every test process, and every process a test starts, refuses connections off this machine.
     const guard = `--import=${pathToFileURL(path.join(root, 'test/helpers/no-network.mjs')).href}`;
     const env = {
@@ -61,9 +65,9 @@ async function main(): Promise<number> {
       WAGERLINE_TEST_ADMIN_URL: adminUrl,
       WAGERLINE_TEST_TEMPLATE: template,
     };
-    const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-reporter=spec', ...files];
+    const args = ['--test', '--test-concurrency=2', '--test-reporter=spec', ...compiled];
     return await new Promise<number>((resolve) => {
-      const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: root });
+      const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: tree });
       child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
     });
   } finally {
@@ -75,7 +79,7 @@ async function main(): Promise<number> {
       for (const { datname } of rows) await c.query(`DROP DATABASE IF EXISTS ${datname} WITH (FORCE)`);
     }).catch(() => undefined);
     await embedded?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true });
   }
 }
 
