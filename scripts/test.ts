@@ -65,7 +65,7 @@ async function main(): Promise<number> {
       WAGERLINE_TEST_ADMIN_URL: adminUrl,
       WAGERLINE_TEST_TEMPLATE: template,
     };
-    const args = ['--test', '--test-concurrency=2', '--test-reporter=spec', ...compiled];
+    const args = ['--enable-source-maps', '--test', '--test-concurrency=2', '--test-reporter=spec', ...compiled];
     return await new Promise<number>((resolve) => {
       const child = spawn(process.execPath, args, { stdio: 'inherit', env, cwd: tree });
       child.on('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
