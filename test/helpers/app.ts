@@ -105,10 +105,11 @@ export async function seedClient(
   const tenant = options.tenantId
     ? await ctx.tenants.requireTenant(options.tenantId)
     : await ctx.tenants.createTenant({ name: 'Test Bet', currency: options.currency, timezone: options.timezone });
+  const scopes = options.scopes ?? ['upload'];
   const client = await ctx.tenants.createClient({
     tenantId: tenant.tenant_id,
-    scopes: options.scopes ?? ['upload'],
-    agencies: options.agencies ?? ['TAB'],
+    scopes,
+    agencies: options.agencies ?? (scopes.includes('upload') ? ['TAB'] : []),
     jurisdictions: options.jurisdictions,
     venues: options.venues,
   });

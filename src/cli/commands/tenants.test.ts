@@ -105,13 +105,15 @@ test('tenant disable: shown as disabled, idempotent, and its clients get no toke
   await refused(['tenant', 'disable', '00000000-0000-4000-8000-000000000000'], /no tenant with id/);
 });
 
-test('client create: the upload scope needs --agencies; nothing is stored without', async () => {
+test('client create: the upload scope needs --agencies, and --agencies the upload scope; nothing is stored otherwise', async () => {
   const t = await ok(['tenant', 'create', '--name', 'Agency Bet']);
   await refused(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload,report'], /agencies must name at least one source code for an upload client/);
   assert.deepEqual((await ok(['tenant', 'show', t.tenant_id])).clients, [], 'nothing created');
   const client = await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'upload', '--agencies', 'tab,xbet']);
   assert.deepEqual(client.agencies, ['TAB', 'XBET']);
   assert.deepEqual((await ok(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'report'])).agencies, []);
+  await refused(['client', 'create', '--tenant', t.tenant_id, '--scopes', 'report', '--agencies', 'TAB'], /agencies are for upload clients: add "upload" to the scopes/);
+  assert.equal((await ok(['tenant', 'show', t.tenant_id])).clients.length, 2, 'the refused client is not stored');
 });
 
 test('token: prints a token for the client\'s scopes, or the subset asked for; wrong secrets and scopes refused', async () => {

@@ -162,6 +162,19 @@ test('an upload client names its agencies: without any it is refused, since ever
   assert.equal(reader.statusCode, 200, 'a client without the upload scope needs no agency');
 });
 
+test('agencies are for upload clients: given to another client they are refused, nothing stored', async () => {
+  const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
+  const listed = (await call('GET', T)).json().clients.length;
+  for (const body of [{ scopes: ['report'], agencies: ['TAB'] }, { scopes: ['backoffice', 'catalog'], agencies: ['tab', 'xbet'] }]) {
+    const res = await call('POST', T, body);
+    assert.equal(res.statusCode, 400, res.body);
+    assert.match(res.json().detail, /agencies are for upload clients: add "upload" to the scopes \(/);
+  }
+  assert.equal((await call('GET', T)).json().clients.length, listed, 'nothing created');
+  const blank = await call('POST', T, { scopes: ['report'], agencies: [] });
+  assert.equal(blank.statusCode, 200, 'an empty list names no agency');
+});
+
 test('a back-office client granted other tenants: its secret is the platform\'s to replace', async () => {
   const T = `/admin/tenants/${admin.tenant.tenant_id}/clients`;
   const group = (await call('POST', T, { scopes: ['backoffice'] }, admin.auth)).json();

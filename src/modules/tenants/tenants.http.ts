@@ -169,7 +169,7 @@ export function registerTenantAdminRoutes(app: FastifyInstance, deps: TenantAdmi
       summary: 'Create a client of the tenant (as `wagerline client create`); its client_secret is shown only in this answer',
       body: Type.Object({
         scopes: Type.Array(Type.String({ maxLength: 32 }), { minItems: 1, maxItems: 10, description: 'upload, report, backoffice, admin; catalog and platform only with a platform token' }),
-        agencies: Type.Optional(Codes('Source codes the client may upload for: at least one with the upload scope')),
+        agencies: Type.Optional(Codes('Source codes the client may upload for: at least one with the upload scope, none without it')),
         jurisdictions: Type.Optional(Codes('For report clients: jurisdictions it may see (an authority; only with a platform token)')),
         venues: Type.Optional(Type.Array(Type.String({ maxLength: 240 }), {
           maxItems: 100, description: 'For report clients: the tracks whose meetings it may see, JURISDICTION:Venue[:CODE] as the catalogue has them (e.g. VIC:Flemington, VIC:Bendigo:H; a track owner; only with a platform token)',

@@ -227,6 +227,10 @@ export function createTenantService({ db }: { db: Pool }) {
       if (scopes.includes('upload') && !agencyCodes.length) {
         throw bad('agencies must name at least one source code for an upload client (the codes it may upload bets for, e.g. TAB)');
       }
+      // Only uploads read them, as only reports read jurisdictions and venues.
+      if (agencyCodes.length && !scopes.includes('upload')) {
+        throw bad(`agencies are for upload clients: add "upload" to the scopes (${scopes.join(', ')}), or leave them out`);
+      }
       const secret = generateSecret();
       const row = await q.insertClient(db, {
         tenant_id: input.tenantId,
