@@ -40,6 +40,11 @@ async function main(): Promise<number> {
     // Matched against the path inside the repository, so the checkout's own directory names never match.
     .filter((f) => !filters.length || filters.some((needle) => path.relative(root, f).includes(needle)))
     .sort();
+  // Given no file, node's test runner would search the compiled copy itself, helpers and all.
+  if (!files.length) {
+    console.error(`npm test: no test file's path contains ${filters.map((f) => `"${f}"`).join(' or ')}`);
+    return 1;
+  }
   let embedded: EmbeddedDatabase | undefined;
   const tmp = mkdtempSync(path.join(os.tmpdir(), 'wagerline-test-'));
   chmodSync(tmp, 0o755);
