@@ -10,11 +10,12 @@ import { build, type Plugin } from 'esbuild';
 
 const COMPILED = ['src', 'test'];
 
-function tsFiles(dir: string): string[] {
+/** The files under `dir`, at any depth, whose names end with `suffix` (node_modules left out). */
+export function filesEndingWith(dir: string, suffix: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
     const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return tsFiles(full);
-    return entry.name.endsWith('.ts') && !entry.name.endsWith('.d.ts') ? [full] : [];
+    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : filesEndingWith(full, suffix);
+    return entry.name.endsWith(suffix) ? [full] : [];
   });
 }
 
@@ -39,7 +40,7 @@ export async function compiledTree(root: string, into: string): Promise<void> {
   }
   for (const dir of [...COMPILED, 'bin']) cpSync(path.join(root, dir), path.join(into, dir), { recursive: true });
   const result = await build({
-    entryPoints: COMPILED.flatMap((dir) => tsFiles(path.join(root, dir))),
+    entryPoints: COMPILED.flatMap((dir) => filesEndingWith(path.join(root, dir), '.ts')),
     outdir: into,
     outbase: root,
     bundle: true,

@@ -4,25 +4,17 @@
 // *.test.ts file's JavaScript with node's test runner. Each test file clones the template into a
 // fresh database of its own (test/helpers/db.ts), so files run in parallel.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, chmodSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { startEmbedded, type EmbeddedDatabase } from '../src/db/embedded.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { compiledTree } from './compiled-tree.ts';
+import { compiledTree, filesEndingWith } from './compiled-tree.ts';
 import { freePort } from '../test/helpers/net.ts';
 
 const root = path.resolve(import.meta.dirname, '..');
-
-function testFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return entry.name === 'node_modules' ? [] : testFiles(full);
-    return entry.name.endsWith('.test.ts') ? [full] : [];
-  });
-}
 
 async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
@@ -36,7 +28,7 @@ async function withAdmin<T>(url: string, fn: (client: pg.Client) => Promise<T>):
 
 async function main(): Promise<number> {
   const filters = process.argv.slice(2);
-  const files = [...testFiles(path.join(root, 'src')), ...testFiles(path.join(root, 'test'))]
+  const files = ['src', 'test'].flatMap((dir) => filesEndingWith(path.join(root, dir), '.test.ts'))
     // Matched against the path inside the repository, so the checkout's own directory names never match.
     .filter((f) => !filters.length || filters.some((needle) => path.relative(root, f).includes(needle)))
     .sort();

@@ -7,27 +7,21 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, test } from 'node:test';
-import { bettingFixture } from './betting-fixture.ts';
+import { bettingFixtureWithWorker } from './betting-fixture.ts';
 
 const RETIRED = 'Canada/East-Saskatchewan';
 const MEETING = 779401;
-let f: Awaited<ReturnType<typeof bettingFixture>>;
-let worker: { drain(): Promise<void>; stop(): Promise<void> };
+let f: Awaited<ReturnType<typeof bettingFixtureWithWorker>>;
 
 before(async () => {
-  f = await bettingFixture(MEETING);
-  worker = f.services.wallet.createWorker({ listen: false });
+  f = await bettingFixtureWithWorker(MEETING);
 });
-after(async () => {
-  await worker.stop();
-  await f.close();
-});
+after(() => f.close());
 
+/** A WIN of 10 on `runner` at its imported price (runner 1: 3.00), by a new user. */
 async function win(runner: number): Promise<{ userId: string; betId: string }> {
   const userId = randomUUID();
-  const bet = await f.services.betting.placeBet(f.user(userId), {
-    idempotencyKey: randomUUID(), type: 'WIN', stake: 10, legs: [{ meetingId: MEETING, raceNumber: 1, selections: [[runner]], price: 3 }],
-  });
+  const bet = await f.placeWin(userId, runner);
   assert.equal(bet.status, 'ACCEPTED');
   return { userId, betId: bet.id };
 }
@@ -47,7 +41,7 @@ test('a tenant whose zone the database refuses: its bets taken before are settle
   assert.equal(result.settlement?.bets_changed, 3);
   const cancel = await f.services.bets.cancelBet({ tenantId: f.tenantId, betId: cancelled.betId }, { reason: 'customer request' });
   assert.deepEqual(cancel.calls, [{ op: 'refundBet', amount: '10.00' }]);
-  await worker.drain();
+  await f.worker.drain();
 
   assert.equal((await f.sandbox.balances(winner.userId)).cash, '1020.00', 'the winner paid: 1000 − 10 + 30');
   assert.equal((await f.sandbox.balances(loser.userId)).cash, '990.00');

@@ -19,7 +19,7 @@ export interface RunFlags extends RuleFlags {
  * applying it. Wide enough that copies sent at once all look before the first one applies, even on
  * a loaded machine: the break must show every time, or the checker's test of it is a coin toss.
  */
-export const RACE_WINDOW_MS = 50;
+const RACE_WINDOW_MS = 50;
 
 export const raceWindow = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, RACE_WINDOW_MS));
 
